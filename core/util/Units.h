@@ -1,0 +1,16 @@
+// Byte sizes and durations as people type them: "8MiB", "64k", "1.5G",
+// "30d", "12h". Binary multiples for K/M/G/T with or without "iB".
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cs {
+
+std::optional<uint64_t> parseSize(std::string_view text);
+std::optional<int64_t> parseDurationSeconds(std::string_view text); // s, m, h, d, w
+std::string formatSize(uint64_t bytes);                               // "8.0 MiB"
+std::string formatDuration(double seconds);                           // "1.2 s", "3 min 4 s"
+
+} // namespace cs

@@ -1,0 +1,12 @@
+# Packages: `cpack -G DEB` or `cpack -G TGZ` from the build folder.
+set(CPACK_PACKAGE_NAME cachescope)
+set(CPACK_PACKAGE_VENDOR "cachescope developers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Inspector for build-cache stores and zstd snapshots")
+set(CPACK_GENERATOR "DEB;TGZ")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "cachescope developers")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+install(FILES ${PROJECT_SOURCE_DIR}/resources/cachescope.desktop DESTINATION share/applications)
+install(FILES ${PROJECT_SOURCE_DIR}/resources/cachescope.metainfo.xml DESTINATION share/metainfo)
+install(FILES ${PROJECT_SOURCE_DIR}/resources/cachescope-mime.xml DESTINATION share/mime/packages)
+include(CPack)

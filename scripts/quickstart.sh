@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# One entry point for the README's two commands:
+#   bash scripts/quickstart.sh run    set up, build, make the demo data, open the GUI
+#   bash scripts/quickstart.sh test   set up, build, run the whole test suite (ctest)
+# Idempotent: packages already installed are not touched and an up-to-date
+# build does nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-run}
+build_dir=${CACHESCOPE_BUILD_DIR:-build/dev}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+packages=(cmake ninja-build g++ pkg-config ccache
+          qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
+          libzstd-dev zstd libsqlite3-dev libssl-dev xvfb xauth)
+
+install_packages() {
+    local missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "quickstart: installing ${missing[*]}"
+    local sudo=()
+    [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+    if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+        cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    fi
+    cmake --build "$build_dir" -j "$jobs"
+}
+
+install_packages
+build
+
+case "$mode" in
+run)
+    data_dir=${XDG_DATA_HOME:-$HOME/.local/share}/cachescope/demo
+    "$build_dir/app/cachescope-cli" demo "$data_dir"
+    if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+        echo "quickstart: no display; to run under Xvfb: xvfb-run -a $build_dir/app/cachescope $data_dir/store $data_dir/*.zst"
+        exit 0
+    fi
+    exec "$build_dir/app/cachescope" "$data_dir/store" "$data_dir"/*.zst
+    ;;
+test)
+    export QT_QPA_PLATFORM=offscreen
+    ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 900
+    ;;
+*)
+    echo "usage: bash scripts/quickstart.sh run|test" >&2
+    exit 2
+    ;;
+esac
