@@ -1,0 +1,66 @@
+#include "core/pack/FileLock.h"
+
+#include "core/util/Error.h"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <utility>
+
+namespace cs {
+
+static int openLockFile(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        failErrno(path, "cannot open lock file");
+    return fd;
+}
+
+FileLock::FileLock(const std::string& path, Mode mode) : fd_(openLockFile(path))
+{
+    while (::flock(fd_, mode == Shared ? LOCK_SH : LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            ::close(fd_);
+            fd_ = -1;
+            failErrno(path, "cannot take lock");
+        }
+    }
+}
+
+FileLock FileLock::tryLock(const std::string& path, Mode mode)
+{
+    FileLock l;
+    l.fd_ = openLockFile(path);
+    if (::flock(l.fd_, (mode == Shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+        ::close(l.fd_);
+        l.fd_ = -1;
+    }
+    return l;
+}
+
+FileLock::~FileLock()
+{
+    release();
+}
+
+FileLock::FileLock(FileLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+
+FileLock& FileLock::operator=(FileLock&& o) noexcept
+{
+    if (this != &o) {
+        release();
+        fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+}
+
+void FileLock::release()
+{
+    if (fd_ >= 0)
+        ::close(std::exchange(fd_, -1)); // closing drops the flock
+}
+
+} // namespace cs

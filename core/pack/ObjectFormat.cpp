@@ -1,0 +1,143 @@
+#define ZSTD_STATIC_LINKING_ONLY
+#include "core/pack/ObjectFormat.h"
+
+#include "core/util/Error.h"
+
+#include <zstd.h>
+
+#include <cstring>
+
+namespace cs::pack {
+
+namespace {
+
+void putU8(std::string& s, uint8_t v) { s.push_back(char(v)); }
+void putU16(std::string& s, uint16_t v) { for (int i = 0; i < 2; ++i) s.push_back(char(v >> (8 * i))); }
+void putU32(std::string& s, uint32_t v) { for (int i = 0; i < 4; ++i) s.push_back(char(v >> (8 * i))); }
+void putU64(std::string& s, uint64_t v) { for (int i = 0; i < 8; ++i) s.push_back(char(v >> (8 * i))); }
+
+uint32_t getU32(const uint8_t* p) { uint32_t v = 0; for (int i = 3; i >= 0; --i) v = v << 8 | p[i]; return v; }
+uint64_t getU64(const uint8_t* p) { uint64_t v = 0; for (int i = 7; i >= 0; --i) v = v << 8 | p[i]; return v; }
+
+std::string headerFrame(ObjectKind kind, const std::string& body)
+{
+    std::string s;
+    s.reserve(kHeaderFrameOverhead + 4 + body.size());
+    putU32(s, kObjectMagic);
+    putU32(s, uint32_t(4 + body.size()));
+    putU8(s, uint8_t(kind));
+    putU8(s, kFormatVersion);
+    putU16(s, 0);
+    s += body;
+    return s;
+}
+
+} // namespace
+
+std::string compressChunkFrame(const void* data, size_t size, int level)
+{
+    thread_local ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+    std::string out(ZSTD_compressBound(size), '\0');
+    const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), data, size);
+    if (ZSTD_isError(n))
+        throw Error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
+    out.resize(n);
+    return out;
+}
+
+std::string encodeChunk(const Digest& sha256, uint32_t rawSize, const std::string& zstdFrame)
+{
+    std::string body;
+    putU32(body, rawSize);
+    putU32(body, uint32_t(zstdFrame.size()));
+    body.append(reinterpret_cast<const char*>(sha256.data()), sha256.size());
+    std::string s = headerFrame(ObjectKind::Chunk, body);
+    s += zstdFrame;
+    return s;
+}
+
+std::string encodeNode(const std::vector<ChildRef>& children)
+{
+    if (children.size() > kMaxNodeChildren)
+        throw Error("a pack node holds at most " + std::to_string(kMaxNodeChildren) + " children");
+    uint64_t logical = 0;
+    for (const auto& c : children)
+        logical += c.logicalSize;
+    std::string body;
+    putU32(body, uint32_t(children.size()));
+    putU64(body, logical);
+    for (const auto& c : children) {
+        putU64(body, c.offset);
+        putU64(body, c.logicalSize);
+    }
+    return headerFrame(ObjectKind::Node, body);
+}
+
+uint32_t parseHeaderFrameStart(const uint8_t* bytes, const std::string& path, uint64_t offset)
+{
+    const uint32_t magic = getU32(bytes);
+    if (magic != kObjectMagic) {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "0x%08X", magic);
+        failAt(path, offset, std::string("no pack object here (magic ") + buf + ", expected 0x184D2A5C)");
+    }
+    const uint32_t size = getU32(bytes + 4);
+    const uint32_t maxPayload = 4 + 4 + 8 + 16 * kMaxNodeChildren;
+    if (size < 4 || size > maxPayload)
+        failAt(path, offset, "object header claims " + std::to_string(size) + " bytes, outside 4.." + std::to_string(maxPayload));
+    return size;
+}
+
+ObjectHeader parseHeaderPayload(const uint8_t* p, uint32_t size, const std::string& path, uint64_t offset)
+{
+    ObjectHeader h;
+    h.offset = offset;
+    h.headerBytes = kHeaderFrameOverhead + size;
+    const uint8_t kind = p[0];
+    if (p[1] != kFormatVersion)
+        failAt(path, offset, "object header version " + std::to_string(p[1]) + " is not supported");
+    if (kind == uint8_t(ObjectKind::Chunk)) {
+        if (size != 4 + kChunkPayloadSize)
+            failAt(path, offset, "chunk header has " + std::to_string(size) + " bytes, expected 48");
+        h.kind = ObjectKind::Chunk;
+        h.rawSize = getU32(p + 4);
+        h.frameSize = getU32(p + 8);
+        std::memcpy(h.sha256.data(), p + 12, 32);
+        if (h.rawSize > kMaxChunkRawSize)
+            failAt(path, offset, "chunk claims " + std::to_string(h.rawSize) + " raw bytes, more than the 16 MiB maximum");
+        if (h.frameSize > ZSTD_compressBound(h.rawSize) || h.frameSize < 9)
+            failAt(path, offset, "chunk frame size " + std::to_string(h.frameSize) + " does not fit its raw size "
+                                     + std::to_string(h.rawSize));
+        h.totalBytes = uint64_t(h.headerBytes) + h.frameSize;
+    } else if (kind == uint8_t(ObjectKind::Node)) {
+        if (size < 4 + 12)
+            failAt(path, offset, "node header too short");
+        h.kind = ObjectKind::Node;
+        const uint32_t count = getU32(p + 4);
+        h.logicalSize = getU64(p + 8);
+        if (count > kMaxNodeChildren || size != 4 + 12 + 16ull * count)
+            failAt(path, offset, "node claims " + std::to_string(count) + " children in " + std::to_string(size) + " bytes");
+        h.children.resize(count);
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < count; ++i) {
+            h.children[i].offset = getU64(p + 16 + 16ull * i);
+            h.children[i].logicalSize = getU64(p + 24 + 16ull * i);
+            if (h.children[i].offset >= offset)
+                failAt(path, offset, "node child " + std::to_string(i) + " points forward to offset "
+                                         + std::to_string(h.children[i].offset));
+            sum += h.children[i].logicalSize;
+        }
+        if (sum != h.logicalSize)
+            failAt(path, offset, "node logical size " + std::to_string(h.logicalSize) + " is not the sum of its children");
+        h.totalBytes = h.headerBytes;
+    } else {
+        failAt(path, offset, "unknown object kind " + std::to_string(kind));
+    }
+    return h;
+}
+
+} // namespace cs::pack

@@ -1,0 +1,303 @@
+#define ZSTD_STATIC_LINKING_ONLY
+#include "core/pack/Pack.h"
+
+#include "core/util/Error.h"
+
+#include <sys/stat.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace cs::pack {
+
+namespace {
+
+struct Stamp { uint64_t ino = 0, mtimeNs = 0, size = 0; };
+
+Stamp statStamp(const std::string& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        failErrno(path, "cannot stat");
+    return {uint64_t(st.st_ino), uint64_t(st.st_mtim.tv_sec) * 1000000000ull + uint64_t(st.st_mtim.tv_nsec),
+            uint64_t(st.st_size)};
+}
+
+bool isGenerationFile(const std::string& name, uint64_t& gen)
+{
+    const auto dot = name.find('.');
+    if (dot == std::string::npos || dot == 0)
+        return false;
+    const std::string ext = name.substr(dot + 1);
+    if (ext != "suffix" && ext != "prefix" && ext != "mapping")
+        return false;
+    for (size_t i = 0; i < dot; ++i)
+        if (name[i] < '0' || name[i] > '9')
+            return false;
+    gen = std::stoull(name.substr(0, dot));
+    return true;
+}
+
+} // namespace
+
+std::unique_ptr<Pack> Pack::open(const std::string& dir, bool create)
+{
+    std::unique_ptr<Pack> p(new Pack());
+    p->dir_ = dir;
+    const std::string control = p->filePath("control");
+    if (!fs::exists(control)) {
+        if (!create)
+            fail(dir, "not a cachescope pack (no control file)");
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec)
+            fail(dir, "cannot create the pack folder: " + ec.message());
+        File::openAppend(p->filePath(suffixFileName(0))).sync();
+        PackControl{}.writeAtomic(control);
+    }
+    {
+        FileLock gc = p->tryLockGc();
+        if (gc.held())
+            p->removeLeftovers(); // reads control under the GC lock
+    }
+    p->reload();
+    return p;
+}
+
+std::shared_ptr<Generation> Pack::loadGeneration(const PackControl& c) const
+{
+    auto g = std::make_shared<Generation>();
+    g->control = c;
+    g->suffix = File::openRead(filePath(suffixFileName(c.generation)));
+    if (c.generation > 0 && (c.prefixBytes > 0 || c.mappingRecords > 0)) {
+        g->prefix = File::openRead(filePath(prefixFileName(c.generation)));
+        if (g->prefix.size() != c.prefixBytes)
+            fail(g->prefix.path(), "prefix has " + std::to_string(g->prefix.size()) + " bytes, the control file says "
+                                       + std::to_string(c.prefixBytes));
+        g->mapping = MappingFile::open(filePath(mappingFileName(c.generation)), c.mappingRecords);
+    }
+    return g;
+}
+
+bool Pack::reload()
+{
+    const PackControl c = PackControl::read(filePath("control"));
+    {
+        std::lock_guard lock(genMutex_);
+        if (gen_ && gen_->control == c)
+            return false;
+    }
+    auto g = loadGeneration(c);
+    std::lock_guard lock(genMutex_);
+    gen_ = std::move(g);
+    return true;
+}
+
+std::shared_ptr<const Generation> Pack::generation() const
+{
+    std::lock_guard lock(genMutex_);
+    return gen_;
+}
+
+PackSizes Pack::sizes() const
+{
+    auto g = generation();
+    PackSizes s;
+    s.generation = g->control.generation;
+    s.split = g->control.split;
+    s.suffixBytes = g->suffix.size();
+    s.prefixBytes = g->control.prefixBytes;
+    s.mappingBytes = g->control.mappingRecords * kMappingRecordSize;
+    s.logicalEnd = s.split + s.suffixBytes;
+    return s;
+}
+
+Pack::Where Pack::locate(const Generation& g, uint64_t offset) const
+{
+    if (offset >= g.control.split) {
+        const uint64_t pos = offset - g.control.split;
+        const uint64_t size = g.suffix.size();
+        return {&g.suffix, pos, pos < size ? size - pos : 0};
+    }
+    const auto r = g.mapping.find(offset);
+    if (!r)
+        failAt(filePath(mappingFileName(g.control.generation)), offset,
+               "object was collected by GC (no live range holds this offset)");
+    return {&g.prefix, r->prefixOffset + (offset - r->offset), r->offset + r->length - offset};
+}
+
+template <typename Fn> auto Pack::withLocated(uint64_t offset, Fn&& fn) const
+{
+    auto g = generation();
+    Where w = locate(*g, offset);
+    if (w.available == 0 && offset >= g->control.split) {
+        // Past the end of the generation we hold: a newer one may have it.
+        const_cast<Pack*>(this)->reload();
+        g = generation();
+        w = locate(*g, offset);
+        if (w.available == 0)
+            failAt(g->suffix.path(), offset - g->control.split,
+                   "pack offset " + std::to_string(offset) + " is past the end of the pack");
+    }
+    return fn(*g, w);
+}
+
+ObjectHeader Pack::readHeader(uint64_t offset) const
+{
+    return withLocated(offset, [&](const Generation& g, const Where& w) {
+        uint8_t start[kHeaderFrameOverhead];
+        if (w.available < kHeaderFrameOverhead)
+            failAt(w.file->path(), w.position, "pack object at offset " + std::to_string(offset) + " is truncated");
+        w.file->readAt(start, sizeof start, w.position);
+        const uint32_t payloadSize = parseHeaderFrameStart(start, w.file->path(), w.position);
+        if (w.available < kHeaderFrameOverhead + uint64_t(payloadSize))
+            failAt(w.file->path(), w.position, "pack object at offset " + std::to_string(offset) + " is truncated");
+        std::vector<uint8_t> payload(payloadSize);
+        w.file->readAt(payload.data(), payload.size(), w.position + kHeaderFrameOverhead);
+        ObjectHeader h = parseHeaderPayload(payload.data(), payloadSize, w.file->path(), w.position);
+        h.offset = offset;
+        if (h.totalBytes > w.available)
+            failAt(w.file->path(), w.position, "pack object at offset " + std::to_string(offset) + " claims "
+                                                   + std::to_string(h.totalBytes) + " bytes, more than remain");
+        (void)g;
+        return h;
+    });
+}
+
+uint32_t Pack::readChunkInto(uint64_t offset, void* out, size_t capacity, ObjectHeader* headerOut) const
+{
+    const ObjectHeader h = readHeader(offset);
+    if (h.kind != ObjectKind::Chunk)
+        throw Error(dir_ + ": object at offset " + std::to_string(offset) + " is a node, expected a chunk");
+    if (h.rawSize > capacity)
+        throw Error(dir_ + ": chunk at offset " + std::to_string(offset) + " holds " + std::to_string(h.rawSize)
+                    + " bytes, more than expected");
+    std::string frame(h.frameSize, '\0');
+    withLocated(offset, [&](const Generation&, const Where& w) {
+        w.file->readAt(frame.data(), frame.size(), w.position + h.headerBytes);
+        return 0;
+    });
+    const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (declared != h.rawSize)
+        throw Error(dir_ + ": chunk at offset " + std::to_string(offset)
+                    + ": its zstd frame does not declare the header's raw size");
+    thread_local ZSTD_DCtx* dctx = ZSTD_createDCtx();
+    const size_t n = ZSTD_decompressDCtx(dctx, out, h.rawSize, frame.data(), frame.size());
+    if (ZSTD_isError(n) || n != h.rawSize)
+        throw Error(dir_ + ": chunk at offset " + std::to_string(offset) + " does not decode: "
+                    + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
+    if (headerOut)
+        *headerOut = h;
+    return h.rawSize;
+}
+
+std::string Pack::readChunk(uint64_t offset, ObjectHeader* headerOut, bool verifyHash) const
+{
+    ObjectHeader h = readHeader(offset);
+    std::string raw(h.rawSize, '\0');
+    readChunkInto(offset, raw.data(), raw.size(), &h);
+    if (verifyHash && Sha256::of(raw.data(), raw.size()) != h.sha256)
+        throw Error(dir_ + ": chunk at offset " + std::to_string(offset) + " does not match its SHA-256");
+    if (headerOut)
+        *headerOut = h;
+    return raw;
+}
+
+void Pack::readRaw(uint64_t offset, void* buf, size_t size) const
+{
+    withLocated(offset, [&](const Generation&, const Where& w) {
+        if (w.available < size)
+            failAt(w.file->path(), w.position, "range of " + std::to_string(size) + " bytes at pack offset "
+                                                   + std::to_string(offset) + " crosses the end of a live range");
+        w.file->readAt(buf, size, w.position);
+        return 0;
+    });
+}
+
+void Pack::refreshWriterLocked()
+{
+    const std::string control = filePath("control");
+    const Stamp s = statStamp(control);
+    if (writer_.isOpen() && s.ino == writerStamp_.ino && s.mtimeNs == writerStamp_.mtimeNs && s.size == writerStamp_.size)
+        return;
+    reload();
+    const auto g = generation();
+    if (!writer_.isOpen() || writerGeneration_ != g->control.generation) {
+        writer_ = File::openReadWrite(filePath(suffixFileName(g->control.generation)));
+        writerGeneration_ = g->control.generation;
+    }
+    writerStamp_ = {s.ino, s.mtimeNs, s.size};
+}
+
+Pack::AppendGuard::AppendGuard(Pack& pack)
+    : mutex_(pack.appendMutex_), lock_(pack.filePath("append.lock"), FileLock::Exclusive)
+{
+}
+
+uint64_t Pack::append(const std::string& objectBytes)
+{
+    return appendAll({objectBytes}).front();
+}
+
+std::vector<uint64_t> Pack::appendAll(const std::vector<std::string>& objects)
+{
+    std::lock_guard m(appendMutex_);
+    FileLock lock(filePath("append.lock"), FileLock::Exclusive);
+    refreshWriterLocked();
+    const uint64_t split = generation()->control.split;
+    uint64_t pos = writer_.size();
+    std::vector<uint64_t> offsets;
+    offsets.reserve(objects.size());
+    std::string joined;
+    for (const auto& o : objects) {
+        offsets.push_back(split + pos + joined.size());
+        joined += o;
+    }
+    writer_.writeAt(joined.data(), joined.size(), pos);
+    return offsets;
+}
+
+void Pack::sync()
+{
+    std::lock_guard m(appendMutex_);
+    if (writer_.isOpen())
+        writer_.sync();
+}
+
+void Pack::truncateTail(uint64_t logicalEnd)
+{
+    std::lock_guard m(appendMutex_);
+    FileLock lock(filePath("append.lock"), FileLock::Exclusive);
+    refreshWriterLocked();
+    const uint64_t split = generation()->control.split;
+    if (logicalEnd < split)
+        throw Error(dir_ + ": cannot truncate the pack to offset " + std::to_string(logicalEnd)
+                    + ", below the split point " + std::to_string(split));
+    if (writer_.size() > logicalEnd - split) {
+        writer_.truncate(logicalEnd - split);
+        writer_.sync();
+    }
+}
+
+FileLock Pack::tryLockGc() const
+{
+    return FileLock::tryLock(filePath("gc.lock"), FileLock::Exclusive);
+}
+
+void Pack::removeLeftovers()
+{
+    const PackControl c = PackControl::read(filePath("control"));
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_, ec)) {
+        const std::string name = e.path().filename().string();
+        uint64_t gen = 0;
+        const bool tmp = name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
+        if (tmp || (isGenerationFile(name, gen) && gen != c.generation))
+            fs::remove(e.path(), ec);
+    }
+}
+
+} // namespace cs::pack
