@@ -54,7 +54,11 @@ struct SeekTableInfo {
     uint32_t frames = 0;
     bool checksums = false;
     struct Entry { uint32_t compressedSize; uint32_t decompressedSize; uint32_t checksum; };
-    std::vector<Entry> entries;
+    std::vector<Entry> entries;  // empty when the entry count does not match the zstd frames
+    // Whether the entries match the zstd frames before the table (count,
+    // compressed sizes, declared content sizes); problem says how they differ.
+    bool consistent = true;
+    std::string problem;
 };
 
 struct ParallelVerdict {

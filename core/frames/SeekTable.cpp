@@ -1,0 +1,96 @@
+// The zstd seekable format's seek table (contrib/seekable_format in the zstd
+// sources) and pzstd's size frames.
+//
+// Seek table = skippable frame, magic 0x184D2A5E, last in the file:
+//   u32 magic | u32 frame size | entries | footer
+//   entry  = u32 compressed size | u32 decompressed size | [u32 XXH64 low bits]
+//   footer = u32 number of frames | u8 descriptor (bit 7 checksums, bits 2-6
+//            reserved, must be 0) | u32 0x8F92EAB1
+// pzstd   = before every zstd frame a skippable frame with magic 0x184D2A50
+//            and a 4-byte payload: the next frame's compressed size.
+#include "core/frames/FrameReading.h"
+
+#include "core/util/File.h"
+
+namespace cs::frames {
+
+std::optional<SeekFooter> readSeekFooter(WindowReader& reader)
+{
+    const uint64_t fileSize = reader.fileSize();
+    if (fileSize < 8 + kSeekTableFooterSize)
+        return std::nullopt;
+    size_t got = 0;
+    const uint8_t* p = reader.at(fileSize - kSeekTableFooterSize, kSeekTableFooterSize, &got);
+    if (got < kSeekTableFooterSize || readLE32(p + 5) != kSeekableFooterMagic)
+        return std::nullopt;
+    SeekFooter footer;
+    footer.frames = readLE32(p);
+    footer.descriptor = p[4];
+    const uint64_t entrySize = (footer.descriptor & 0x80) ? 12 : 8;
+    const uint64_t tableFrameSize = 8 + uint64_t(footer.frames) * entrySize + kSeekTableFooterSize;
+    if (tableFrameSize > fileSize)
+        return std::nullopt;
+    footer.tableFrameOffset = fileSize - tableFrameSize;
+    return footer;
+}
+
+SkippableRole skippableRole(const FrameInfo& frame, const std::optional<SeekFooter>& footer, uint64_t fileSize)
+{
+    if (frame.magic == kSeekTableMagic && footer && frame.offset == footer->tableFrameOffset
+        && frame.offset + frame.compressedSize == fileSize)
+        return SkippableRole::SeekTable;
+    if (frame.magic == kPzstdMagic && frame.compressedSize == 8 + 4)
+        return SkippableRole::PzstdSize;
+    return SkippableRole::Other;
+}
+
+SeekTableInfo readSeekTable(WindowReader& reader, const ScanContext& ctx, const FrameInfo& frame,
+                            const SeekFooter& footer, const std::vector<FrameInfo>& frames)
+{
+    if (footer.descriptor & 0x7C)
+        ctx.failAt(reader.fileSize() - 5, "seek table descriptor has reserved bits set");
+    SeekTableInfo table;
+    table.offset = frame.offset;
+    table.frames = footer.frames;
+    table.checksums = (footer.descriptor & 0x80) != 0;
+
+    std::vector<const FrameInfo*> zstdFrames;
+    for (const auto& f : frames)
+        if (f.kind == FrameKind::Zstd)
+            zstdFrames.push_back(&f);
+    // The table describes the zstd frames before it, so it never holds more
+    // entries than frames were found: that bounds what is read into memory.
+    if (footer.frames != zstdFrames.size()) {
+        table.consistent = false;
+        table.problem = "the seek table lists " + std::to_string(footer.frames) + " frames but the file holds "
+                        + std::to_string(zstdFrames.size()) + " zstd frames";
+        return table;
+    }
+    const size_t entrySize = table.checksums ? 12 : 8;
+    table.entries.reserve(footer.frames);
+    uint64_t pos = frame.offset + 8;
+    for (uint32_t i = 0; i < footer.frames; ++i, pos += entrySize) {
+        size_t got = 0;
+        const uint8_t* p = reader.at(pos, entrySize, &got, 64 * 1024);
+        if (got < entrySize)
+            ctx.failAt(pos, "file ends inside seek table entry " + std::to_string(i));
+        SeekTableInfo::Entry e{readLE32(p), readLE32(p + 4), table.checksums ? readLE32(p + 8) : 0u};
+        table.entries.push_back(e);
+        const FrameInfo& f = *zstdFrames[i];
+        if (table.consistent && e.compressedSize != f.compressedSize) {
+            table.consistent = false;
+            table.problem = "seek table entry " + std::to_string(i) + " gives " + std::to_string(e.compressedSize)
+                            + " compressed bytes but frame " + std::to_string(f.index) + " at offset "
+                            + std::to_string(f.offset) + " has " + std::to_string(f.compressedSize);
+        }
+        if (table.consistent && f.contentSize && *f.contentSize != e.decompressedSize) {
+            table.consistent = false;
+            table.problem = "seek table entry " + std::to_string(i) + " gives " + std::to_string(e.decompressedSize)
+                            + " decompressed bytes but frame " + std::to_string(f.index) + " declares "
+                            + std::to_string(*f.contentSize);
+        }
+    }
+    return table;
+}
+
+} // namespace cs::frames
