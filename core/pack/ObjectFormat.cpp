@@ -101,8 +101,8 @@ ObjectHeader parseHeaderPayload(const uint8_t* p, uint32_t size, const std::stri
     if (p[1] != kFormatVersion)
         failAt(path, offset, "object header version " + std::to_string(p[1]) + " is not supported");
     if (kind == uint8_t(ObjectKind::Chunk)) {
-        if (size != 4 + kChunkPayloadSize)
-            failAt(path, offset, "chunk header has " + std::to_string(size) + " bytes, expected 48");
+        if (size != kChunkPayloadSize)
+            failAt(path, offset, "chunk header has " + std::to_string(size) + " bytes, expected 44");
         h.kind = ObjectKind::Chunk;
         h.rawSize = getU32(p + 4);
         h.frameSize = getU32(p + 8);

@@ -30,7 +30,7 @@ constexpr uint8_t kFormatVersion = 1;
 constexpr uint32_t kMaxChunkRawSize = 16u << 20;     // larger declared sizes are corrupt
 constexpr uint32_t kMaxNodeChildren = 4096;          // longer lists become a tree of nodes
 constexpr uint32_t kHeaderFrameOverhead = 8;         // magic + payload size
-constexpr uint32_t kChunkPayloadSize = 4 + 4 + 4 + 32;
+constexpr uint32_t kChunkPayloadSize = 4 + 4 + 4 + 32; // kind/version/reserved, raw size, frame size, SHA-256
 
 enum class ObjectKind : uint8_t { Chunk = 1, Node = 2 };
 
