@@ -19,7 +19,7 @@ void walkBlocks(WindowReader& reader, const ScanContext& ctx, FrameInfo& frame, 
 {
     const uint64_t fileSize = reader.fileSize();
     uint64_t pos = frame.offset + frame.headerSize;
-    size_t hint = 512;
+    size_t hint = 64;
     for (uint64_t n = 0;; ++n) {
         size_t got = 0;
         const uint8_t* p = reader.at(pos, 3, &got, hint);
@@ -47,7 +47,7 @@ void walkBlocks(WindowReader& reader, const ScanContext& ctx, FrameInfo& frame, 
                 {pos, blockType, uint32_t(payload), blockType == BlockType::Compressed ? 0u : size, last});
         pos += 3 + payload;
         // Small blocks sit close together: one larger read then covers many headers.
-        hint = payload < 2048 ? 16384 : 512;
+        hint = payload < 2048 ? 16384 : 64;
         if (last)
             break;
         if (n % kTickEveryBlocks == kTickEveryBlocks - 1)

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +46,8 @@ public:
     uint64_t fileSize() const { return fileSize_; }
     // Up to n bytes at offset (fewer only at the end of the file); *got says
     // how many. The pointer is valid until the next call. Reads `hint` bytes
-    // (clamped to 512..64 KiB) when the window has to move.
-    const uint8_t* at(uint64_t offset, size_t n, size_t* got, size_t hint = 512);
+    // (clamped to 64 B..64 KiB) when the window has to move.
+    const uint8_t* at(uint64_t offset, size_t n, size_t* got, size_t hint = 64);
     // Whether [offset, offset+n) is already in the window.
     bool holds(uint64_t offset, size_t n) const
     {
@@ -56,7 +57,7 @@ public:
 private:
     const File& file_;
     uint64_t fileSize_;
-    std::vector<uint8_t> buf_;
+    std::unique_ptr<uint8_t[]> buf_;
     uint64_t bufOffset_ = 0;
     size_t bufLen_ = 0;
 };

@@ -8,13 +8,14 @@
 namespace cs::frames {
 
 namespace {
-constexpr size_t kMinWindow = 512;
+constexpr size_t kMinWindow = 64;
 constexpr size_t kMaxWindow = 64 * 1024;
 } // namespace
 
-WindowReader::WindowReader(const File& file, uint64_t fileSize) : file_(file), fileSize_(fileSize)
+// The buffer is not zero-filled: only the pages a read touches get memory.
+WindowReader::WindowReader(const File& file, uint64_t fileSize)
+    : file_(file), fileSize_(fileSize), buf_(new uint8_t[kMaxWindow])
 {
-    buf_.resize(kMaxWindow);
 }
 
 const uint8_t* WindowReader::at(uint64_t offset, size_t n, size_t* got, size_t hint)
@@ -28,12 +29,12 @@ const uint8_t* WindowReader::at(uint64_t offset, size_t n, size_t* got, size_t h
         // ahead costs more in copies than it saves in system calls when the
         // next header is further away than the window.
         const size_t len = size_t(std::min<uint64_t>(std::clamp(std::max(hint, n), kMinWindow, kMaxWindow), available));
-        bufLen_ = len ? file_.readSomeAt(buf_.data(), len, offset) : 0;
+        bufLen_ = len ? file_.readSomeAt(buf_.get(), len, offset) : 0;
         bufOffset_ = offset;
     }
     const uint64_t inWindow = offset >= bufOffset_ && offset <= bufOffset_ + bufLen_ ? bufOffset_ + bufLen_ - offset : 0;
     *got = size_t(std::min<uint64_t>(want, inWindow));
-    return buf_.data() + (offset - bufOffset_ <= bufLen_ ? offset - bufOffset_ : 0);
+    return buf_.get() + (offset - bufOffset_ <= bufLen_ ? offset - bufOffset_ : 0);
 }
 
 void ScanContext::failAt(uint64_t offset, const std::string& what) const

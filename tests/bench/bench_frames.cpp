@@ -1,0 +1,145 @@
+// Benchmark: `cachescope-cli frames FILE --json` against `zstd -lv FILE` on a
+// ~1 GiB file of many zstd frames (8 MiB chunks of mixed text and random
+// data, each a frame that declares its size and carries a checksum; no seek
+// table, so both tools walk every block header). The file is made once with
+// libzstd under /tmp and reused. Prints the median wall time of 5 runs of
+// each (after one warm-up run each, so both read from the page cache) and the
+// ratio; the target is at most 1.2x.
+//
+// usage: bench_frames [FILE] [--runs N]
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStringList>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr uint64_t kTargetSize = 1024ull * 1024 * 1024;
+constexpr size_t kChunk = 8 * 1024 * 1024;
+
+void fillChunk(std::vector<char>& buf, std::mt19937_64& rng)
+{
+    static const char* words[] = {"cache", "entry", "part", "merge", "restore", "frame", "zstd", "pack",
+                                  "object", "offset", "mapping", "prefix", "suffix", "node", "chunk", "gc"};
+    // Alternate 64 KiB runs of text and random bytes: 1 in 4 runs is text.
+    size_t i = 0;
+    while (i < buf.size()) {
+        const size_t run = std::min<size_t>(64 * 1024, buf.size() - i);
+        if (rng() % 4 == 0) {
+            size_t j = 0;
+            while (j < run) {
+                const char* w = words[rng() % 16];
+                for (; *w && j < run; ++w)
+                    buf[i + j++] = *w;
+                if (j < run)
+                    buf[i + j++] = ' ';
+            }
+        } else {
+            for (size_t j = 0; j + 8 <= run; j += 8) {
+                const uint64_t v = rng();
+                memcpy(&buf[i + j], &v, 8);
+            }
+        }
+        i += run;
+    }
+}
+
+bool makeFile(const std::string& path)
+{
+    const std::string tmp = path + ".part";
+    FILE* out = std::fopen(tmp.c_str(), "wb");
+    if (!out)
+        return false;
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+    std::vector<char> in(kChunk), dst(ZSTD_compressBound(kChunk));
+    std::mt19937_64 rng(20261130);
+    uint64_t written = 0;
+    int frames = 0;
+    while (written < kTargetSize) {
+        fillChunk(in, rng);
+        const size_t n = ZSTD_compress2(cctx, dst.data(), dst.size(), in.data(), in.size());
+        if (ZSTD_isError(n) || std::fwrite(dst.data(), 1, n, out) != n) {
+            std::fclose(out);
+            ZSTD_freeCCtx(cctx);
+            return false;
+        }
+        written += n;
+        ++frames;
+    }
+    ZSTD_freeCCtx(cctx);
+    if (std::fclose(out) != 0)
+        return false;
+    std::printf("made %s: %d frames, %llu bytes\n", path.c_str(), frames, (unsigned long long)written);
+    return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+double runOnce(const QString& program, const QStringList& args)
+{
+    QProcess p;
+    p.setStandardOutputFile(QProcess::nullDevice());
+    p.setStandardErrorFile(QProcess::nullDevice());
+    QElapsedTimer t;
+    t.start();
+    p.start(program, args);
+    if (!p.waitForStarted(30000) || !p.waitForFinished(600000) || p.exitStatus() != QProcess::NormalExit
+        || p.exitCode() != 0) {
+        std::fprintf(stderr, "bench_frames: %s failed\n", qPrintable(program));
+        std::exit(1);
+    }
+    return double(t.nsecsElapsed()) / 1e6;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QStringList args = app.arguments().mid(1);
+    int runs = 5;
+    const int runsAt = args.indexOf(QStringLiteral("--runs"));
+    if (runsAt >= 0 && runsAt + 1 < args.size()) {
+        runs = std::max(1, args[runsAt + 1].toInt());
+        args.remove(runsAt, 2);
+    }
+    const QString file = args.isEmpty() ? QStringLiteral("/tmp/cachescope-bench-frames-1GiB.zst") : args[0];
+    if (!QFileInfo::exists(file) && !makeFile(file.toStdString())) {
+        std::fprintf(stderr, "bench_frames: cannot write %s\n", qPrintable(file));
+        return 1;
+    }
+    const QString cli = QStringLiteral(CACHESCOPE_CLI);
+    const QString zstd = QStringLiteral(ZSTD_PROGRAM);
+    const QStringList ourArgs{QStringLiteral("frames"), file, QStringLiteral("--json")};
+    const QStringList zstdArgs{QStringLiteral("-lv"), file};
+    runOnce(cli, ourArgs); // warm-up: page cache and dynamic loader
+    runOnce(zstd, zstdArgs);
+    std::vector<double> ours, theirs;
+    for (int i = 0; i < runs; ++i) { // interleaved so both see the same machine load
+        ours.push_back(runOnce(cli, ourArgs));
+        theirs.push_back(runOnce(zstd, zstdArgs));
+    }
+    const double a = median(ours), b = median(theirs);
+    std::printf("file: %s (%.1f MiB)\n", qPrintable(file), double(QFileInfo(file).size()) / (1024.0 * 1024.0));
+    std::printf("cachescope-cli frames FILE --json: median %.1f ms of %d runs\n", a, runs);
+    std::printf("zstd -lv FILE:                     median %.1f ms of %d runs\n", b, runs);
+    std::printf("ratio (ours / zstd): %.2fx (target <= 1.2x)\n", a / b);
+    return 0;
+}
