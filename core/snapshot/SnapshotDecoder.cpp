@@ -1,0 +1,283 @@
+// The snapshot decoder. A header pass lists every frame; runs of frames that
+// declare a content size (up to kMaxPooledFrameSize) get their output offset
+// from the sum of the sizes before them and are decoded by N threads straight
+// into place (pwrite), each thread holding one frame at a time in its own
+// buffers. A frame without a declared size ends the run: it is decoded
+// serially by streaming, and its decoded length fixes the offsets after it.
+// Hole frames (announced by a hole marker) are decoded and checked to be
+// zeros but not written, so the output keeps the hole.
+#include "core/snapshot/Snapshot.h"
+#include "core/snapshot/SnapshotInternal.h"
+
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+
+#include <zstd.h>
+
+#include <atomic>
+#include <exception>
+#include <thread>
+
+namespace cs {
+using namespace snapshot;
+
+namespace {
+
+using DCtxPtr = std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)>;
+
+DCtxPtr makeDCtx(const std::string& path)
+{
+    DCtxPtr d(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (!d)
+        fail(path, "cannot create a decompression context (out of memory)");
+    return d;
+}
+
+bool allZero(const char* p, size_t n)
+{
+    static const char zeros[4096] = {};
+    while (n >= sizeof zeros) {
+        if (std::memcmp(p, zeros, sizeof zeros) != 0)
+            return false;
+        p += sizeof zeros;
+        n -= sizeof zeros;
+    }
+    return std::memcmp(p, zeros, n) == 0;
+}
+
+struct Work {
+    const ScannedFrame* frame = nullptr;
+    uint64_t outOffset = 0;
+};
+
+class Decoder {
+public:
+    Decoder(const std::string& snap, const std::string& out, const SnapshotRestoreOptions& o, Job& job)
+        : snap_(snap), out_(out), options_(o), job_(job)
+    {
+    }
+    SnapshotRestoreResult run();
+
+private:
+    struct ThreadState {
+        DCtxPtr dctx{nullptr, ZSTD_freeDCtx};
+        Buffer in, out;
+    };
+    [[noreturn]] void failFrame(const ScannedFrame& f, const std::string& what) const
+    {
+        failAt(snap_, f.offset, "frame " + std::to_string(f.index) + ": " + what);
+    }
+    void decodeBatch(const std::vector<Work>& batch);
+    void decodeSized(ThreadState& ts, const Work& w);
+    uint64_t decodeStreaming(const ScannedFrame& f, uint64_t outOffset);
+    void reportProgress();
+
+    const std::string snap_, out_;
+    const SnapshotRestoreOptions options_;
+    Job& job_;
+    File in_;
+    std::unique_ptr<TempOutput> temp_;
+    std::vector<ThreadState> states_;
+    DCtxPtr streamCtx_{nullptr, ZSTD_freeDCtx};
+    Buffer streamIn_, streamOut_;
+    std::atomic<uint64_t> compressedDone_{0};
+    uint64_t fileSize_ = 0;
+};
+
+void Decoder::reportProgress()
+{
+    if (fileSize_)
+        job_.setStepProgress(double(compressedDone_.load()) / double(fileSize_));
+}
+
+void Decoder::decodeSized(ThreadState& ts, const Work& w)
+{
+    const ScannedFrame& f = *w.frame;
+    const size_t csize = size_t(f.compressedSize);
+    const size_t dsize = size_t(*f.contentSize);
+    ts.in.reserve(csize);
+    ts.out.reserve(std::max<size_t>(dsize, 1));
+    in_.readAt(ts.in.data(), csize, f.offset);
+    const size_t n = ZSTD_decompressDCtx(ts.dctx.get(), ts.out.data(), dsize, ts.in.data(), csize);
+    if (ZSTD_isError(n))
+        failFrame(f, std::string("cannot decode: ") + ZSTD_getErrorName(n));
+    if (n != dsize)
+        failFrame(f, "decodes to " + std::to_string(n) + " bytes, not the declared " + std::to_string(dsize));
+    if (f.hole) {
+        if (!allZero(ts.out.data(), n))
+            failFrame(f, "frame announced as a hole does not decode to zeros");
+    } else {
+        temp_->file().writeAt(ts.out.data(), n, w.outOffset);
+    }
+    compressedDone_ += f.compressedSize;
+}
+
+void Decoder::decodeBatch(const std::vector<Work>& batch)
+{
+    if (batch.empty())
+        return;
+    const size_t threads = std::min<size_t>(size_t(options_.threads), batch.size());
+    std::atomic<size_t> next{0};
+    std::atomic<bool> stop{false};
+    std::exception_ptr error;
+    std::mutex errorMutex;
+    auto loop = [&](ThreadState& ts, bool reporter) {
+        try {
+            if (!ts.dctx)
+                ts.dctx = makeDCtx(snap_);
+            for (;;) {
+                if (stop)
+                    return;
+                if (job_.isCancelled())
+                    throw Cancelled();
+                const size_t k = next.fetch_add(1);
+                if (k >= batch.size())
+                    return;
+                decodeSized(ts, batch[k]);
+                if (reporter)
+                    reportProgress();
+            }
+        } catch (...) {
+            std::lock_guard lock(errorMutex);
+            if (!error)
+                error = std::current_exception();
+            stop = true;
+        }
+    };
+    std::vector<std::thread> helpers;
+    for (size_t i = 1; i < threads; ++i)
+        helpers.emplace_back([&, i] { loop(states_[i], false); });
+    loop(states_[0], true);
+    for (auto& t : helpers)
+        t.join();
+    if (error)
+        std::rethrow_exception(error);
+}
+
+uint64_t Decoder::decodeStreaming(const ScannedFrame& f, uint64_t outOffset)
+{
+    constexpr size_t kIn = size_t(1) << 20, kOut = size_t(1) << 20;
+    if (!streamCtx_)
+        streamCtx_ = makeDCtx(snap_);
+    ZSTD_DCtx_reset(streamCtx_.get(), ZSTD_reset_session_only);
+    streamIn_.reserve(kIn);
+    streamOut_.reserve(kOut);
+    uint64_t readPos = f.offset;
+    const uint64_t end = f.offset + f.compressedSize;
+    uint64_t produced = 0;
+    size_t lastRet = 1;
+    while (readPos < end) {
+        job_.checkCancel();
+        const size_t want = size_t(std::min<uint64_t>(kIn, end - readPos));
+        in_.readAt(streamIn_.data(), want, readPos);
+        ZSTD_inBuffer input{streamIn_.data(), want, 0};
+        while (input.pos < input.size || lastRet != 0) {
+            ZSTD_outBuffer output{streamOut_.data(), kOut, 0};
+            lastRet = ZSTD_decompressStream(streamCtx_.get(), &output, &input);
+            if (ZSTD_isError(lastRet))
+                failFrame(f, std::string("cannot decode: ") + ZSTD_getErrorName(lastRet));
+            if (output.pos) {
+                if (f.hole) {
+                    if (!allZero(streamOut_.data(), output.pos))
+                        failFrame(f, "frame announced as a hole does not decode to zeros");
+                } else {
+                    temp_->file().writeAt(streamOut_.data(), output.pos, outOffset + produced);
+                }
+                produced += output.pos;
+            }
+            if (lastRet == 0)
+                break;  // frame complete
+            if (input.pos == input.size && output.pos < output.size)
+                break;  // needs more input
+        }
+        readPos += want;
+        compressedDone_ += want;
+        reportProgress();
+    }
+    if (lastRet != 0)
+        failFrame(f, "frame ends early: the decoder needs more input (truncated or corrupt)");
+    if (f.contentSize && produced != *f.contentSize)
+        failFrame(f, "decodes to " + std::to_string(produced) + " bytes, not the declared "
+                         + std::to_string(*f.contentSize));
+    return produced;
+}
+
+SnapshotRestoreResult Decoder::run()
+{
+    const double wall0 = monotonicSeconds();
+    const double cpu0 = processCpuSeconds();
+    if (options_.threads < 1 || options_.threads > 256)
+        fail(out_, "thread count " + std::to_string(options_.threads) + " is outside 1..256");
+    SnapshotRestoreResult result;
+    in_ = File::openRead(snap_);
+    fileSize_ = in_.size();
+    result.inputBytes = fileSize_;
+
+    // Header pass first: a corrupt header anywhere fails before any output.
+    job_.beginStep("scan frames", snap_);
+    std::vector<ScannedFrame> frames;
+    FrameHeaderPass pass(in_);
+    uint64_t zstdFrames = 0;
+    while (auto f = pass.next()) {
+        if (!f->skippable)
+            ++zstdFrames;
+        frames.push_back(*f);
+        if ((frames.size() & 1023) == 0) {
+            job_.checkCancel();
+            job_.setStepProgress(pass.position(), fileSize_);
+        }
+    }
+    if (zstdFrames == 0)
+        fail(snap_, fileSize_ == 0 ? "is empty: not a zstd file" : "holds no zstd frame");
+    result.seekTable = pass.sawSeekTable();
+
+    job_.beginStep("decode", out_);
+    temp_ = std::make_unique<TempOutput>(out_);
+    states_.resize(size_t(options_.threads));
+    uint64_t outPos = 0;
+    std::vector<Work> batch;
+    for (size_t i = 0; i < frames.size(); ++i) {
+        const ScannedFrame& f = frames[i];
+        if (f.skippable) {
+            ++result.skippableFrames;
+            compressedDone_ += f.compressedSize;
+            continue;
+        }
+        ++result.zstdFrames;
+        const bool pooled = f.contentSize && *f.contentSize <= kMaxPooledFrameSize
+            && f.compressedSize <= ZSTD_compressBound(size_t(kMaxPooledFrameSize));
+        if (pooled) {
+            batch.push_back({&f, outPos});
+            outPos += *f.contentSize;
+            ++result.sizedFrames;
+        } else {
+            decodeBatch(batch);
+            batch.clear();
+            outPos += decodeStreaming(f, outPos);
+            ++result.streamedFrames;
+        }
+        if (f.hole)
+            result.holeBytes += f.contentSize.value_or(0);
+    }
+    decodeBatch(batch);
+    job_.checkCancel();
+    // Extends over a trailing hole (pwrite never reached it).
+    temp_->file().truncate(outPos);
+    temp_->commit();
+    result.outputBytes = outPos;
+    result.wallSeconds = monotonicSeconds() - wall0;
+    result.cpuSeconds = processCpuSeconds() - cpu0;
+    job_.setStepProgress(1.0);
+    return result;
+}
+
+} // namespace
+
+SnapshotRestoreResult restoreSnapshot(const std::string& snap, const std::string& out,
+                                      const SnapshotRestoreOptions& options, Job& job)
+{
+    Decoder d(snap, out, options, job);
+    return d.run();
+}
+
+} // namespace cs

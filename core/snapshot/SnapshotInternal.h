@@ -1,0 +1,176 @@
+// Internal pieces shared by the snapshot writer and decoder (not a public
+// header: use core/snapshot/Snapshot.h). Buffers, the temp-file-then-rename
+// output, the SEEK_DATA/SEEK_HOLE extent scan, the seek table writer and the
+// frame header pass of the decoder.
+#pragma once
+#include "core/util/File.h"
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cs::snapshot {
+
+inline uint32_t readLE32(const void* p)
+{
+    const auto* b = static_cast<const uint8_t*>(p);
+    return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+}
+inline uint64_t readLE64(const void* p)
+{
+    const auto* b = static_cast<const uint8_t*>(p);
+    return uint64_t(readLE32(b)) | uint64_t(readLE32(b + 4)) << 32;
+}
+inline void appendLE32(std::string& s, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        s.push_back(char((v >> (8 * i)) & 0xFF));
+}
+inline void appendLE64(std::string& s, uint64_t v)
+{
+    appendLE32(s, uint32_t(v));
+    appendLE32(s, uint32_t(v >> 32));
+}
+
+// User + system CPU seconds of the whole process so far.
+double processCpuSeconds();
+double monotonicSeconds();
+
+// A heap buffer that only grows; contents are not preserved and not
+// initialised (pages are touched only when written).
+class Buffer {
+public:
+    char* data() { return data_.get(); }
+    const char* data() const { return data_.get(); }
+    size_t capacity() const { return capacity_; }
+    void reserve(size_t size);
+private:
+    std::unique_ptr<char[]> data_;
+    size_t capacity_ = 0;
+};
+
+// At most maxBuffers buffers of bufferSize bytes, allocated lazily, handed
+// out and returned; acquire() blocks while all are out. shutdown() wakes every
+// waiter, which then gets nullptr.
+class BufferPool {
+public:
+    BufferPool(size_t bufferSize, size_t maxBuffers) : bufferSize_(bufferSize), maxBuffers_(maxBuffers) {}
+    std::unique_ptr<Buffer> acquire();
+    void release(std::unique_ptr<Buffer> buffer);
+    void shutdown();
+    size_t allocated() const;
+    size_t bufferSize() const { return bufferSize_; }
+private:
+    const size_t bufferSize_;
+    const size_t maxBuffers_;
+    mutable std::mutex mutex_;
+    std::condition_variable available_;
+    std::vector<std::unique_ptr<Buffer>> free_;
+    size_t allocated_ = 0;
+    bool shutdown_ = false;
+};
+
+// A file created next to finalPath as "<finalPath>.tmp-XXXXXX" that becomes
+// finalPath on commit() (rename) and is removed otherwise.
+class TempOutput {
+public:
+    explicit TempOutput(const std::string& finalPath);
+    ~TempOutput();
+    TempOutput(const TempOutput&) = delete;
+    TempOutput& operator=(const TempOutput&) = delete;
+    File& file() { return file_; }
+    const std::string& tempPath() const { return tempPath_; }
+    void commit();
+private:
+    std::string finalPath_;
+    std::string tempPath_;
+    File file_;
+    bool committed_ = false;
+};
+
+// Data and hole extents of a regular file, from SEEK_DATA/SEEK_HOLE. Holes
+// shorter than minHole between data are reported as data (not worth a
+// marker). Where the file system has no hole support everything is data.
+struct Extent {
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    bool hole = false;
+};
+
+class SparseScan {
+public:
+    SparseScan(int fd, uint64_t size, std::string path, uint64_t minHole = 64 * 1024);
+    // The extent that contains pos (pos < size).
+    Extent extentAt(uint64_t pos);
+private:
+    uint64_t nextData(uint64_t pos);   // size when no data follows
+    uint64_t nextHole(uint64_t pos);   // size at the end
+    int fd_;
+    uint64_t size_;
+    std::string path_;
+    uint64_t minHole_;
+    bool supported_ = true;
+};
+
+// The seek table of the zstd seekable format: one entry per zstd frame.
+class SeekTableWriter {
+public:
+    void add(uint32_t compressedSize, uint32_t decompressedSize, uint32_t checksum)
+    {
+        entries_.push_back({compressedSize, decompressedSize, checksum});
+    }
+    size_t frames() const { return entries_.size(); }
+    // The whole skippable frame (magic, size, entries, footer).
+    std::string frame() const;
+private:
+    struct Entry { uint32_t compressedSize, decompressedSize, checksum; };
+    std::vector<Entry> entries_;
+};
+
+// The decoder's header pass: every frame of a file of concatenated zstd and
+// skippable frames, with its extent and declared content size, checked
+// against its block headers (so a declared size the blocks cannot hold is an
+// error before anything is allocated).
+struct ScannedFrame {
+    uint64_t index = 0;
+    uint64_t offset = 0;
+    uint64_t compressedSize = 0;
+    bool skippable = false;
+    uint32_t magic = 0;
+    std::optional<uint64_t> contentSize;   // zstd frames only
+    bool hole = false;                     // a zstd frame announced by a hole marker
+};
+
+struct ScannedSnapshot {
+    std::vector<ScannedFrame> frames;
+    uint64_t fileSize = 0;
+    bool seekTable = false;
+};
+
+class FrameHeaderPass {
+public:
+    explicit FrameHeaderPass(const File& file);
+    // Next frame, or nullopt at the end of the file. Throws cs::Error naming
+    // the file, the frame's index and offset.
+    std::optional<ScannedFrame> next();
+    uint64_t position() const { return pos_; }
+    uint64_t fileSize() const { return size_; }
+    bool sawSeekTable() const { return seekTable_; }
+private:
+    [[noreturn]] void failFrame(uint64_t offset, const std::string& what) const;
+    const File& file_;
+    uint64_t size_ = 0;
+    uint64_t pos_ = 0;
+    uint64_t index_ = 0;
+    std::optional<uint64_t> pendingHole_;  // length announced by the last hole marker
+    uint64_t pendingHoleOffset_ = 0;
+    bool seekTable_ = false;
+};
+
+} // namespace cs::snapshot
