@@ -1,0 +1,454 @@
+// The GC's steps in order (see Gc.h for the protocol).
+#include "core/gc/Gc.h"
+
+#include "core/gc/GcCatalog.h"
+#include "core/gc/GenerationReader.h"
+#include "core/gc/MappingBuilder.h"
+#include "core/gc/ReachabilityWalk.h"
+#include "core/gc/StepMeter.h"
+#include "core/pack/Pack.h"
+#include "core/util/Error.h"
+
+#include <algorithm>
+#include <csignal>
+#include <ctime>
+#include <cstdlib>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace cs::gc {
+
+const std::vector<std::string>& gcStepNames()
+{
+    static const std::vector<std::string> names = {"open", "traverse", "write mapping", "copy prefix", "swap", "cleanup"};
+    return names;
+}
+
+namespace {
+
+const std::vector<std::string>& dryRunStepNames()
+{
+    static const std::vector<std::string> names = {"open", "traverse"};
+    return names;
+}
+
+// CACHESCOPE_GC_KILL_AT=point[:n]: SIGKILL at the n-th time `point` is passed.
+void envKillPoint(const char* point)
+{
+    static const char* spec = std::getenv("CACHESCOPE_GC_KILL_AT");
+    if (!spec || !*spec)
+        return;
+    static int seen = 0;
+    std::string s(spec);
+    int n = 1;
+    if (const auto colon = s.rfind(':'); colon != std::string::npos) {
+        n = std::atoi(s.c_str() + colon + 1);
+        s.resize(colon);
+    }
+    if (s == point && ++seen >= n)
+        std::raise(SIGKILL);
+}
+
+// present minus live, both sorted and non-overlapping, live within present.
+std::vector<PackRange> subtract(const std::vector<PackRange>& present, const std::vector<PackRange>& live)
+{
+    std::vector<PackRange> out;
+    size_t j = 0;
+    for (const auto& p : present) {
+        uint64_t at = p.offset;
+        while (j < live.size() && live[j].offset < p.end()) {
+            if (live[j].offset > at)
+                out.push_back({at, live[j].offset - at});
+            at = std::max(at, live[j].end());
+            ++j;
+        }
+        if (at < p.end())
+            out.push_back({at, p.end() - at});
+    }
+    return out;
+}
+
+uint64_t totalBytes(const std::vector<PackRange>& ranges)
+{
+    uint64_t t = 0;
+    for (const auto& r : ranges)
+        t += r.length;
+    return t;
+}
+
+void removeQuietly(const std::string& path)
+{
+    std::error_code ec;
+    fs::remove(path, ec);
+}
+
+bool recoverLocked(GcCatalog& catalog, pack::Pack& pack)
+{
+    if (!catalog.running())
+        return false;
+    pack.reload();
+    const auto g = pack.generation();
+    const auto dead = catalog.deadChunkRows(g->control.split, [&](uint64_t o) { return g->mapping.find(o).has_value(); });
+    catalog.finish(dead, nullptr, 0, true);
+    return true;
+}
+
+class GcRunner {
+public:
+    GcRunner(pack::Pack& pack, const GcOptions& options, Job& job) : pack_(pack), opt_(options), job_(job) {}
+
+    GcResult run()
+    {
+        auto& st = result_.stats;
+        st.dryRun = opt_.dryRun;
+        if (opt_.dryRun)
+            job_.setSteps(dryRunStepNames(), {0.1, 1.0});
+        else
+            job_.setSteps(gcStepNames(), {0.1, 3.0, 0.3, 4.0, 0.5, 0.3});
+        open();
+        try {
+            traverse();
+            if (opt_.dryRun) {
+                finishDryRun();
+            } else {
+                writeMapping();
+                copyPrefix();
+                swap();
+            }
+        } catch (const std::exception& e) {
+            if (swapped_)
+                throw; // the new generation is current: keep it
+            for (const auto& f : newFiles_)
+                removeQuietly(f);
+            const bool cancelled = dynamic_cast<const Cancelled*>(&e) != nullptr;
+            st.status = cancelled ? "cancelled" : "failed";
+            if (!cancelled)
+                st.error = e.what();
+            st.generation = st.generationBefore;
+            st.after = st.before;
+            if (catalog_) {
+                try {
+                    result_.runId = catalog_->finish({}, &st, started_, !opt_.dryRun);
+                } catch (const std::exception&) {
+                    // the original error matters more; gc_state is repaired by the next GC
+                }
+            }
+            throw;
+        }
+        if (!opt_.dryRun)
+            cleanup();
+        return std::move(result_);
+    }
+
+private:
+    void hook(const char* point)
+    {
+        if (opt_.hook)
+            opt_.hook(point);
+        envKillPoint(point);
+    }
+
+    void open()
+    {
+        auto& st = result_.stats;
+        job_.beginStep(0, "taking the GC lock and reading the roots");
+        StepMeter meter("open");
+        gcLock_.emplace(pack_.tryLockGc());
+        if (!gcLock_->held())
+            fail(pack_.dir(), "another GC is running on this pack");
+        if (!opt_.dryRun)
+            pack_.removeLeftovers();
+        if (!opt_.catalogPath.empty()) {
+            catalog_ = std::make_unique<GcCatalog>(opt_.catalogPath);
+            if (!opt_.dryRun)
+                recoverLocked(*catalog_, pack_);
+            const auto start = catalog_->begin(pack_, opt_.dryRun);
+            split_ = start.split;
+            started_ = start.started;
+            roots_ = opt_.roots ? *opt_.roots : start.roots;
+        } else {
+            if (!opt_.roots)
+                fail(pack_.dir(), "GC of a bare pack needs a list of roots");
+            started_ = int64_t(std::time(nullptr));
+            auto appends = pack_.lockAppends();
+            pack_.reload();
+            split_ = pack_.end();
+            roots_ = *opt_.roots;
+        }
+        old_ = pack_.generation();
+        st.generationBefore = old_->control.generation;
+        st.generation = opt_.dryRun ? st.generationBefore : st.generationBefore + 1;
+        st.split = split_;
+        st.roots = roots_.size();
+        st.before = {old_->suffix.size(), old_->control.prefixBytes, old_->control.mappingRecords * pack::kMappingRecordSize};
+        reader_ = std::make_unique<GenerationReader>(old_);
+        st.steps.push_back(meter.finish());
+        hook("open");
+    }
+
+    std::string newPath(std::string (*name)(uint64_t)) const { return pack_.filePath(name(result_.stats.generation)); }
+
+    void traverse()
+    {
+        auto& st = result_.stats;
+        job_.beginStep(1, "walking from " + std::to_string(roots_.size()) + " roots");
+        StepMeter meter("traverse");
+        std::unique_ptr<MappingBuilder> builder;
+        if (!opt_.dryRun) {
+            mappingPath_ = newPath(pack::mappingFileName);
+            newFiles_.push_back(mappingPath_);
+            builder = std::make_unique<MappingBuilder>(mappingPath_);
+        }
+        const bool keepRanges = opt_.dryRun; // a real run reads them back from the mapping
+        const auto walk = ReachabilityWalk::run(
+            roots_, split_, [&](uint64_t offset, std::vector<uint64_t>& children) { return reader_->readObject(offset, children); },
+            [&](const PackRange& r) {
+                if (builder)
+                    builder->add(r.offset, r.length);
+                if (keepRanges)
+                    result_.liveRanges.push_back(r);
+            },
+            [&](double f) {
+                job_.checkCancel();
+                job_.setStepProgress(f);
+            });
+        std::reverse(result_.liveRanges.begin(), result_.liveRanges.end());
+        st.objectsVisited = walk.objectsVisited;
+        st.liveBytes = walk.liveBytes;
+        st.ranges = walk.ranges;
+        st.largestFrontier = walk.largestFrontier;
+        presentBytes_ = totalBytes(reader_->presentRanges(split_));
+        st.reclaimedBytes = presentBytes_ - st.liveBytes;
+        builder_ = std::move(builder);
+        st.steps.push_back(meter.finish());
+        job_.checkCancel();
+        hook("traverse");
+    }
+
+    void finishDryRun()
+    {
+        auto& st = result_.stats;
+        result_.deadRanges = subtract(reader_->presentRanges(split_), result_.liveRanges);
+        std::vector<uint64_t> ignored;
+        for (const auto& d : result_.deadRanges) {
+            for (uint64_t o = d.offset; o < d.end();) {
+                ignored.clear();
+                o += reader_->readObject(o, ignored);
+                ++st.deadObjects;
+            }
+            job_.checkCancel();
+        }
+        if (!opt_.collectRanges) {
+            result_.liveRanges.clear();
+            result_.deadRanges.clear();
+        }
+        st.status = "done";
+        st.after = st.before;
+        if (catalog_)
+            result_.runId = catalog_->finish({}, &st, started_, false);
+    }
+
+    void writeMapping()
+    {
+        job_.beginStep(2, "ordering " + std::to_string(result_.stats.ranges) + " mapping records");
+        StepMeter meter("write mapping");
+        records_ = builder_->finish();
+        builder_.reset();
+        mapping_ = pack::MappingFile::open(mappingPath_, records_);
+        result_.stats.steps.push_back(meter.finish());
+        job_.checkCancel();
+        hook("write mapping");
+    }
+
+    void copyPrefix()
+    {
+        auto& st = result_.stats;
+        job_.beginStep(3, "copying live ranges");
+        StepMeter meter("copy prefix");
+        const std::string prefixPath = newPath(pack::prefixFileName);
+        newFiles_.push_back(prefixPath);
+        File out = File::create(prefixPath);
+        std::vector<uint8_t> buf(std::max<size_t>(opt_.copyBufferBytes, 4096));
+        uint64_t written = 0;
+        size_t fill = 0;
+        auto flush = [&] {
+            out.writeAll(buf.data(), fill);
+            written += fill;
+            fill = 0;
+            job_.checkCancel();
+            job_.setStepProgress(written, st.liveBytes);
+            hook("copy");
+        };
+        for (uint64_t i = 0; i < records_; ++i) {
+            const auto r = mapping_.at(i);
+            if (r.prefixOffset != written + fill)
+                fail(mappingPath_, "mapping record " + std::to_string(i) + " does not follow the previous one");
+            uint64_t offset = r.offset, remaining = r.length;
+            while (remaining > 0) {
+                const uint64_t n = std::min<uint64_t>(remaining, buf.size() - fill);
+                reader_->readSpan(offset, buf.data() + fill, n);
+                fill += n;
+                offset += n;
+                remaining -= n;
+                if (fill == buf.size())
+                    flush();
+            }
+        }
+        if (fill > 0)
+            flush();
+        if (written != st.liveBytes)
+            fail(prefixPath, "copied " + std::to_string(written) + " bytes, the walk found " + std::to_string(st.liveBytes));
+        out.sync();
+        out.close();
+        st.bytesCopied += written;
+        st.steps.push_back(meter.finish());
+        job_.checkCancel();
+        hook("copy prefix");
+    }
+
+    // Copies old suffix bytes from position `from` to its current end into out
+    // (at from - base); returns the new `from`.
+    uint64_t copySuffixTail(File& out, uint64_t base, uint64_t from)
+    {
+        std::vector<uint8_t> buf(1u << 20);
+        while (true) {
+            const size_t n = old_->suffix.readSomeAt(buf.data(), buf.size(), from);
+            if (n == 0)
+                return from;
+            out.writeAt(buf.data(), n, from - base);
+            from += n;
+            result_.stats.bytesCopied += n;
+        }
+    }
+
+    void swap()
+    {
+        auto& st = result_.stats;
+        job_.beginStep(4, "switching to generation " + std::to_string(st.generation));
+        StepMeter meter("swap");
+        const std::string suffixPath = newPath(pack::suffixFileName);
+        newFiles_.push_back(suffixPath);
+        File out = File::openReadWrite(suffixPath);
+        out.truncate(0);
+        // Objects appended after the split stay: most of them are copied while
+        // appends go on, only what arrives meanwhile is copied with appends blocked.
+        const uint64_t base = split_ - old_->control.split;
+        uint64_t from = copySuffixTail(out, base, base);
+        job_.checkCancel();
+        hook("suffix");
+        {
+            auto appends = pack_.lockAppends();
+            from = copySuffixTail(out, base, from);
+            out.sync();
+            out.close();
+            job_.checkCancel(); // the last point where cancelling is possible
+            hook("before control");
+            pack::PackControl c;
+            c.generation = st.generation;
+            c.split = split_;
+            c.prefixBytes = st.liveBytes;
+            c.mappingRecords = records_;
+            c.writeAtomic(pack_.filePath("control"));
+            swapped_ = true;
+            pack_.reload();
+        }
+        st.appendedDuringGc = from - base;
+        st.steps.push_back(meter.finish());
+        job_.setStepProgress(1.0);
+        hook("after control");
+    }
+
+    void cleanup()
+    {
+        auto& st = result_.stats;
+        job_.beginStep(5, "removing generation " + std::to_string(st.generationBefore));
+        StepMeter meter("cleanup");
+        const uint64_t g = st.generationBefore;
+        // Readers holding generation g keep their open files readable.
+        removeQuietly(pack_.filePath(pack::suffixFileName(g)));
+        removeQuietly(pack_.filePath(pack::prefixFileName(g)));
+        removeQuietly(pack_.filePath(pack::mappingFileName(g)));
+        syncDirectory(pack_.dir());
+        hook("cleanup");
+        std::vector<std::string> dead;
+        if (catalog_)
+            dead = catalog_->deadChunkRows(split_, [&](uint64_t o) { return mapping_.find(o).has_value(); });
+        st.chunkRowsDeleted = dead.size();
+        const auto sizes = pack_.sizes();
+        st.after = {sizes.suffixBytes, sizes.prefixBytes, sizes.mappingBytes};
+        if (opt_.collectRanges) {
+            result_.liveRanges.clear();
+            for (uint64_t i = 0; i < records_; ++i) {
+                const auto r = mapping_.at(i);
+                result_.liveRanges.push_back({r.offset, r.length});
+            }
+            result_.deadRanges = subtract(reader_->presentRanges(split_), result_.liveRanges);
+        }
+        st.status = "done";
+        st.steps.push_back(meter.finish());
+        if (catalog_)
+            result_.runId = catalog_->finish(dead, &st, started_, true);
+        old_.reset();
+        reader_.reset();
+    }
+
+    pack::Pack& pack_;
+    const GcOptions& opt_;
+    Job& job_;
+    GcResult result_;
+    std::optional<FileLock> gcLock_;
+    std::unique_ptr<GcCatalog> catalog_;
+    int64_t started_ = 0;
+    uint64_t split_ = 0;
+    std::vector<uint64_t> roots_;
+    std::shared_ptr<const pack::Generation> old_;
+    std::unique_ptr<GenerationReader> reader_;
+    std::unique_ptr<MappingBuilder> builder_;
+    std::string mappingPath_;
+    pack::MappingFile mapping_;
+    uint64_t records_ = 0;
+    uint64_t presentBytes_ = 0;
+    std::vector<std::string> newFiles_;
+    bool swapped_ = false;
+};
+
+} // namespace
+
+GcResult collectGarbage(pack::Pack& pack, const GcOptions& options, Job& job)
+{
+    return GcRunner(pack, options, job).run();
+}
+
+GcResult collectStoreGarbage(const std::string& storeDir, const GcOptions& options, Job& job)
+{
+    auto pack = pack::Pack::open(storeDir + "/pack", false);
+    GcOptions o = options;
+    if (o.catalogPath.empty() && fs::exists(storeDir + "/catalog.db"))
+        o.catalogPath = storeDir + "/catalog.db";
+    return collectGarbage(*pack, o, job);
+}
+
+bool recoverInterruptedGc(const std::string& catalogPath, pack::Pack& pack)
+{
+    FileLock lock = pack.tryLockGc();
+    if (!lock.held())
+        return false; // a GC is running: the flag is right
+    GcCatalog catalog(catalogPath);
+    return recoverLocked(catalog, pack);
+}
+
+std::vector<GcRun> gcHistory(const std::string& catalogPath)
+{
+    return GcCatalog(catalogPath).runs();
+}
+
+GcRun gcRun(const std::string& catalogPath, int64_t id)
+{
+    auto runs = GcCatalog(catalogPath).runs(id);
+    if (runs.empty())
+        fail(catalogPath, "there is no GC run " + std::to_string(id));
+    return std::move(runs.front());
+}
+
+} // namespace cs::gc

@@ -1,0 +1,108 @@
+#include "core/gc/GenerationReader.h"
+
+#include "core/util/Error.h"
+
+#include <algorithm>
+
+namespace cs::gc {
+
+namespace {
+constexpr uint64_t kWindow = 1u << 20;
+constexpr uint64_t kAhead = 64u << 10; // window ends this far past the requested position
+}
+
+GenerationReader::GenerationReader(std::shared_ptr<const pack::Generation> g)
+    : g_(std::move(g)), suffixSize_(g_->suffix.size())
+{
+}
+
+GenerationReader::Where GenerationReader::locate(uint64_t offset) const
+{
+    const auto& c = g_->control;
+    if (offset >= c.split) {
+        const uint64_t pos = offset - c.split;
+        return {&g_->suffix, pos, pos < suffixSize_ ? suffixSize_ - pos : 0};
+    }
+    const auto r = g_->mapping.find(offset);
+    if (!r)
+        failAt(g_->suffix.path(), offset, "pack offset " + std::to_string(offset)
+                                              + " was collected by an earlier GC but is still referenced");
+    return {&g_->prefix, r->prefixOffset + (offset - r->offset), r->offset + r->length - offset};
+}
+
+const uint8_t* GenerationReader::window(const Where& w, uint64_t need)
+{
+    if (need > w.available)
+        failAt(w.file->path(), w.position, "pack object is truncated (wanted " + std::to_string(need) + " bytes)");
+    if (need > kWindow / 2) { // a huge node header: read it on its own
+        big_.resize(need);
+        w.file->readAt(big_.data(), need, w.position);
+        return big_.data();
+    }
+    if (winFile_ == w.file && w.position >= winStart_ && w.position + need <= winStart_ + win_.size())
+        return win_.data() + (w.position - winStart_);
+    // Next reads go to smaller positions: end the window a little past this one.
+    const uint64_t fileEnd = w.position + w.available;
+    const uint64_t end = std::min(fileEnd, std::max(w.position + need, w.position + kAhead));
+    const uint64_t start = end > kWindow ? end - kWindow : 0;
+    win_.resize(end - start);
+    const size_t got = w.file->readSomeAt(win_.data(), win_.size(), start);
+    win_.resize(got);
+    winFile_ = w.file;
+    winStart_ = start;
+    if (w.position + need > start + got)
+        failAt(w.file->path(), w.position, "pack object is truncated");
+    return win_.data() + (w.position - winStart_);
+}
+
+uint64_t GenerationReader::readObject(uint64_t offset, std::vector<uint64_t>& children)
+{
+    const Where w = locate(offset);
+    const uint8_t* start = window(w, pack::kHeaderFrameOverhead);
+    const uint32_t payloadSize = pack::parseHeaderFrameStart(start, w.file->path(), w.position);
+    const uint8_t* payload = window(w, pack::kHeaderFrameOverhead + uint64_t(payloadSize)) + pack::kHeaderFrameOverhead;
+    const pack::ObjectHeader h = pack::parseHeaderPayload(payload, payloadSize, w.file->path(), w.position);
+    if (h.totalBytes > w.available)
+        failAt(w.file->path(), w.position, "pack object at offset " + std::to_string(offset) + " claims "
+                                               + std::to_string(h.totalBytes) + " bytes, more than remain");
+    for (const auto& c : h.children)
+        children.push_back(c.offset);
+    return h.totalBytes;
+}
+
+void GenerationReader::readSpan(uint64_t offset, void* buf, uint64_t size) const
+{
+    auto* out = static_cast<uint8_t*>(buf);
+    while (size > 0) {
+        const Where w = locate(offset);
+        const uint64_t n = std::min(size, w.available);
+        if (n == 0)
+            failAt(w.file->path(), w.position, "pack offset " + std::to_string(offset) + " is past the end of the pack");
+        w.file->readAt(out, n, w.position);
+        out += n;
+        offset += n;
+        size -= n;
+    }
+}
+
+std::vector<PackRange> GenerationReader::presentRanges(uint64_t split) const
+{
+    std::vector<PackRange> out;
+    const auto& c = g_->control;
+    for (uint64_t i = 0; i < g_->mapping.size(); ++i) {
+        const auto r = g_->mapping.at(i);
+        if (!out.empty() && out.back().end() == r.offset)
+            out.back().length += r.length;
+        else
+            out.push_back({r.offset, r.length});
+    }
+    if (split > c.split) {
+        if (!out.empty() && out.back().end() == c.split)
+            out.back().length += split - c.split;
+        else
+            out.push_back({c.split, split - c.split});
+    }
+    return out;
+}
+
+} // namespace cs::gc

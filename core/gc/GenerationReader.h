@@ -1,0 +1,50 @@
+// Reads logical pack offsets from one fixed generation (the one the GC
+// started from), whatever swaps happen meanwhile: offsets >= split from the
+// suffix, below it through the mapping into the prefix.
+//
+// readHeader() serves the walk, which reads in decreasing offset order: it
+// keeps a read-behind window (1 MiB ending a little past the requested
+// position), so the headers of neighbouring objects cost no system call.
+// readSpan() serves the copy: a span may cross old live ranges (a new range
+// straddling the old split, or two old records that became adjacent), so it
+// is read piece by piece.
+#pragma once
+#include "core/gc/Gc.h"
+#include "core/pack/Pack.h"
+
+#include <memory>
+#include <vector>
+
+namespace cs::gc {
+
+class GenerationReader {
+public:
+    explicit GenerationReader(std::shared_ptr<const pack::Generation> g);
+
+    const pack::Generation& generation() const { return *g_; }
+    // Total object size; fills children with child offsets.
+    uint64_t readObject(uint64_t offset, std::vector<uint64_t>& children);
+    void readSpan(uint64_t offset, void* buf, uint64_t size) const;
+
+    // The ranges below split present in this generation (old mapping records
+    // and [old split, split)), in increasing order.
+    std::vector<PackRange> presentRanges(uint64_t split) const;
+
+private:
+    struct Where {
+        const File* file;
+        uint64_t position;
+        uint64_t available;
+    };
+    Where locate(uint64_t offset) const;
+    const uint8_t* window(const Where& w, uint64_t need);
+
+    std::shared_ptr<const pack::Generation> g_;
+    uint64_t suffixSize_ = 0;
+    const File* winFile_ = nullptr;
+    uint64_t winStart_ = 0;
+    std::vector<uint8_t> win_;
+    std::vector<uint8_t> big_;
+};
+
+} // namespace cs::gc
