@@ -342,8 +342,8 @@ private:
             from = copySuffixTail(out, base, from);
             out.sync();
             out.close();
-            job_.checkCancel(); // the last point where cancelling is possible
             hook("before control");
+            job_.checkCancel(); // the last point where cancelling is possible
             pack::PackControl c;
             c.generation = st.generation;
             c.split = split_;

@@ -61,7 +61,7 @@ uint64_t GenerationReader::readObject(uint64_t offset, std::vector<uint64_t>& ch
     const uint8_t* start = window(w, pack::kHeaderFrameOverhead);
     const uint32_t payloadSize = pack::parseHeaderFrameStart(start, w.file->path(), w.position);
     const uint8_t* payload = window(w, pack::kHeaderFrameOverhead + uint64_t(payloadSize)) + pack::kHeaderFrameOverhead;
-    const pack::ObjectHeader h = pack::parseHeaderPayload(payload, payloadSize, w.file->path(), w.position);
+    const pack::ObjectHeader h = pack::parseHeaderPayload(payload, payloadSize, w.file->path(), w.position, offset);
     if (h.totalBytes > w.available)
         failAt(w.file->path(), w.position, "pack object at offset " + std::to_string(offset) + " claims "
                                                + std::to_string(h.totalBytes) + " bytes, more than remain");

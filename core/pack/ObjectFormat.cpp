@@ -92,10 +92,13 @@ uint32_t parseHeaderFrameStart(const uint8_t* bytes, const std::string& path, ui
     return size;
 }
 
-ObjectHeader parseHeaderPayload(const uint8_t* p, uint32_t size, const std::string& path, uint64_t offset)
+ObjectHeader parseHeaderPayload(const uint8_t* p, uint32_t size, const std::string& path, uint64_t offset,
+                                uint64_t logicalOffset)
 {
+    if (logicalOffset == UINT64_MAX)
+        logicalOffset = offset;
     ObjectHeader h;
-    h.offset = offset;
+    h.offset = logicalOffset;
     h.headerBytes = kHeaderFrameOverhead + size;
     const uint8_t kind = p[0];
     if (p[1] != kFormatVersion)
@@ -126,8 +129,9 @@ ObjectHeader parseHeaderPayload(const uint8_t* p, uint32_t size, const std::stri
         for (uint32_t i = 0; i < count; ++i) {
             h.children[i].offset = getU64(p + 16 + 16ull * i);
             h.children[i].logicalSize = getU64(p + 24 + 16ull * i);
-            if (h.children[i].offset >= offset)
-                failAt(path, offset, "node child " + std::to_string(i) + " points forward to offset "
+            if (h.children[i].offset >= logicalOffset)
+                failAt(path, offset, "node child " + std::to_string(i) + " of the node at pack offset "
+                                         + std::to_string(logicalOffset) + " points forward to offset "
                                          + std::to_string(h.children[i].offset));
             sum += h.children[i].logicalSize;
         }

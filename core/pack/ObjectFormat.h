@@ -63,7 +63,11 @@ std::string encodeNode(const std::vector<ChildRef>& children);
 // Parses the 8-byte frame start; returns the payload size or throws naming path and offset.
 uint32_t parseHeaderFrameStart(const uint8_t* bytes, const std::string& path, uint64_t offset);
 // Parses the payload of a header frame (kind, sizes, children) and checks it
-// is sane; throws cs::Error naming path and offset otherwise.
-ObjectHeader parseHeaderPayload(const uint8_t* payload, uint32_t size, const std::string& path, uint64_t offset);
+// is sane; throws cs::Error naming path and offset (the position in the file)
+// otherwise. logicalOffset is the object's pack offset, which children must
+// be below; it differs from the file position in a prefix or in a suffix
+// after a GC (default: the same as offset, as in generation 0).
+ObjectHeader parseHeaderPayload(const uint8_t* payload, uint32_t size, const std::string& path, uint64_t offset,
+                                uint64_t logicalOffset = UINT64_MAX);
 
 } // namespace cs::pack

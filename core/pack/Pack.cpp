@@ -157,7 +157,7 @@ ObjectHeader Pack::readHeader(uint64_t offset) const
             failAt(w.file->path(), w.position, "pack object at offset " + std::to_string(offset) + " is truncated");
         std::vector<uint8_t> payload(payloadSize);
         w.file->readAt(payload.data(), payload.size(), w.position + kHeaderFrameOverhead);
-        ObjectHeader h = parseHeaderPayload(payload.data(), payloadSize, w.file->path(), w.position);
+        ObjectHeader h = parseHeaderPayload(payload.data(), payloadSize, w.file->path(), w.position, offset);
         h.offset = offset;
         if (h.totalBytes > w.available)
             failAt(w.file->path(), w.position, "pack object at offset " + std::to_string(offset) + " claims "
