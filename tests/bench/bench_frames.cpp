@@ -16,6 +16,8 @@
 #include <QProcess>
 #include <QStringList>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -86,8 +88,21 @@ bool makeFile(const std::string& path)
     return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
-double runOnce(const QString& program, const QStringList& args)
+double childCpuMs()
 {
+    rusage u {};
+    getrusage(RUSAGE_CHILDREN, &u);
+    return (double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+struct Timing {
+    double wallMs;
+    double cpuMs;   // user + sys of the child: less sensitive to other load on the machine
+};
+
+Timing runOnce(const QString& program, const QStringList& args)
+{
+    const double cpuBefore = childCpuMs();
     QProcess p;
     p.setStandardOutputFile(QProcess::nullDevice());
     p.setStandardErrorFile(QProcess::nullDevice());
@@ -99,7 +114,8 @@ double runOnce(const QString& program, const QStringList& args)
         std::fprintf(stderr, "bench_frames: %s failed\n", qPrintable(program));
         std::exit(1);
     }
-    return double(t.nsecsElapsed()) / 1e6;
+    const double wall = double(t.nsecsElapsed()) / 1e6;
+    return {wall, childCpuMs() - cpuBefore};
 }
 
 double median(std::vector<double> v)
@@ -131,15 +147,20 @@ int main(int argc, char** argv)
     const QStringList zstdArgs{QStringLiteral("-lv"), file};
     runOnce(cli, ourArgs); // warm-up: page cache and dynamic loader
     runOnce(zstd, zstdArgs);
-    std::vector<double> ours, theirs;
+    std::vector<double> ours, theirs, oursCpu, theirsCpu;
     for (int i = 0; i < runs; ++i) { // interleaved so both see the same machine load
-        ours.push_back(runOnce(cli, ourArgs));
-        theirs.push_back(runOnce(zstd, zstdArgs));
+        const Timing a = runOnce(cli, ourArgs);
+        const Timing b = runOnce(zstd, zstdArgs);
+        ours.push_back(a.wallMs);
+        oursCpu.push_back(a.cpuMs);
+        theirs.push_back(b.wallMs);
+        theirsCpu.push_back(b.cpuMs);
     }
     const double a = median(ours), b = median(theirs);
     std::printf("file: %s (%.1f MiB)\n", qPrintable(file), double(QFileInfo(file).size()) / (1024.0 * 1024.0));
-    std::printf("cachescope-cli frames FILE --json: median %.1f ms of %d runs\n", a, runs);
-    std::printf("zstd -lv FILE:                     median %.1f ms of %d runs\n", b, runs);
-    std::printf("ratio (ours / zstd): %.2fx (target <= 1.2x)\n", a / b);
+    std::printf("cachescope-cli frames FILE --json: median wall %.1f ms, cpu %.1f ms (%d runs)\n", a, median(oursCpu), runs);
+    std::printf("zstd -lv FILE:                     median wall %.1f ms, cpu %.1f ms (%d runs)\n", b, median(theirsCpu), runs);
+    std::printf("wall ratio (ours / zstd): %.2fx (target <= 1.2x); cpu ratio %.2fx\n", a / b,
+                median(oursCpu) / median(theirsCpu));
     return 0;
 }
