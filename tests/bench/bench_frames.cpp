@@ -13,10 +13,12 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QProcess>
 #include <QStringList>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -88,34 +90,41 @@ bool makeFile(const std::string& path)
     return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
-double childCpuMs()
-{
-    rusage u {};
-    getrusage(RUSAGE_CHILDREN, &u);
-    return (double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
-}
-
 struct Timing {
     double wallMs;
     double cpuMs;   // user + sys of the child: less sensitive to other load on the machine
 };
 
+// posix_spawn + wait4: the child's own rusage, and no event loop in between.
 Timing runOnce(const QString& program, const QStringList& args)
 {
-    const double cpuBefore = childCpuMs();
-    QProcess p;
-    p.setStandardOutputFile(QProcess::nullDevice());
-    p.setStandardErrorFile(QProcess::nullDevice());
+    const QByteArray prog = program.toLocal8Bit();
+    std::vector<QByteArray> store{prog};
+    for (const auto& a : args)
+        store.push_back(a.toLocal8Bit());
+    std::vector<char*> argv;
+    for (auto& s : store)
+        argv.push_back(s.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     QElapsedTimer t;
     t.start();
-    p.start(program, args);
-    if (!p.waitForStarted(30000) || !p.waitForFinished(600000) || p.exitStatus() != QProcess::NormalExit
-        || p.exitCode() != 0) {
-        std::fprintf(stderr, "bench_frames: %s failed\n", qPrintable(program));
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, prog.constData(), &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    rusage ru {};
+    if (rc != 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::fprintf(stderr, "bench_frames: %s failed\n", prog.constData());
         std::exit(1);
     }
     const double wall = double(t.nsecsElapsed()) / 1e6;
-    return {wall, childCpuMs() - cpuBefore};
+    const double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3
+                       + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    return {wall, cpu};
 }
 
 double median(std::vector<double> v)
@@ -156,6 +165,10 @@ int main(int argc, char** argv)
         theirs.push_back(b.wallMs);
         theirsCpu.push_back(b.cpuMs);
     }
+    if (qEnvironmentVariableIsSet("BENCH_VERBOSE"))
+        for (int i = 0; i < runs; ++i)
+            std::printf("run %d: ours %.2f ms (cpu %.2f), zstd %.2f ms (cpu %.2f)\n", i, ours[size_t(i)], oursCpu[size_t(i)],
+                        theirs[size_t(i)], theirsCpu[size_t(i)]);
     const double a = median(ours), b = median(theirs);
     std::printf("file: %s (%.1f MiB)\n", qPrintable(file), double(QFileInfo(file).size()) / (1024.0 * 1024.0));
     std::printf("cachescope-cli frames FILE --json: median wall %.1f ms, cpu %.1f ms (%d runs)\n", a, median(oursCpu), runs);
