@@ -11,7 +11,7 @@
 
 #include <algorithm>
 #include <csignal>
-#include <ctime>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -36,7 +36,7 @@ const std::vector<std::string>& dryRunStepNames()
 // CACHESCOPE_GC_KILL_AT=point[:n]: SIGKILL at the n-th time `point` is passed.
 void envKillPoint(const char* point)
 {
-    static const char* spec = std::getenv("CACHESCOPE_GC_KILL_AT");
+    const char* spec = std::getenv("CACHESCOPE_GC_KILL_AT");
     if (!spec || !*spec)
         return;
     static int seen = 0;
@@ -170,7 +170,7 @@ private:
         } else {
             if (!opt_.roots)
                 fail(pack_.dir(), "GC of a bare pack needs a list of roots");
-            started_ = int64_t(std::time(nullptr));
+            started_ = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
             auto appends = pack_.lockAppends();
             pack_.reload();
             split_ = pack_.end();
@@ -371,7 +371,7 @@ private:
         removeQuietly(pack_.filePath(pack::mappingFileName(g)));
         syncDirectory(pack_.dir());
         hook("cleanup");
-        std::vector<std::string> dead;
+        std::vector<GcCatalog::ChunkRow> dead;
         if (catalog_)
             dead = catalog_->deadChunkRows(split_, [&](uint64_t o) { return mapping_.find(o).has_value(); });
         st.chunkRowsDeleted = dead.size();
@@ -399,7 +399,7 @@ private:
     GcResult result_;
     std::optional<FileLock> gcLock_;
     std::unique_ptr<GcCatalog> catalog_;
-    int64_t started_ = 0;
+    double started_ = 0;
     uint64_t split_ = 0;
     std::vector<uint64_t> roots_;
     std::shared_ptr<const pack::Generation> old_;

@@ -133,8 +133,8 @@ bool recoverInterruptedGc(const std::string& catalogPath, pack::Pack& pack);
 // History (gc_runs), newest first.
 struct GcRun {
     int64_t id = 0;
-    int64_t started = 0;    // unix seconds
-    int64_t finished = 0;
+    double started = 0;     // unix seconds
+    double finished = 0;
     uint64_t generation = 0;
     bool dryRun = false;
     std::string status;

@@ -5,7 +5,7 @@
 
 #include <sqlite3.h>
 
-#include <ctime>
+#include <chrono>
 #include <filesystem>
 
 namespace cs::gc {
@@ -37,7 +37,10 @@ private:
     sqlite3_stmt* st_ = nullptr;
 };
 
-int64_t now() { return int64_t(std::time(nullptr)); }
+double now()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 } // namespace
 
@@ -85,7 +88,7 @@ GcCatalog::Start GcCatalog::begin(pack::Pack& pack, bool dryRun)
                 Statement up(db_, path_, "UPDATE gc_state SET epoch = epoch + 1, running = 1, split = ?, started = ? "
                                          "WHERE id = 1");
                 sqlite3_bind_int64(up.get(), 1, int64_t(s.split));
-                sqlite3_bind_int64(up.get(), 2, s.started);
+                sqlite3_bind_double(up.get(), 2, s.started);
                 up.step();
                 Statement ep(db_, path_, "SELECT epoch FROM gc_state WHERE id = 1");
                 if (ep.step())
@@ -103,9 +106,9 @@ GcCatalog::Start GcCatalog::begin(pack::Pack& pack, bool dryRun)
     return s;
 }
 
-std::vector<std::string> GcCatalog::deadChunkRows(uint64_t split, const std::function<bool(uint64_t)>& isLive)
+std::vector<GcCatalog::ChunkRow> GcCatalog::deadChunkRows(uint64_t split, const std::function<bool(uint64_t)>& isLive)
 {
-    std::vector<std::string> dead;
+    std::vector<ChunkRow> dead;
     Statement q(db_, path_, "SELECT sha256, offset FROM chunks WHERE offset < ?");
     sqlite3_bind_int64(q.get(), 1, int64_t(split));
     while (q.step()) {
@@ -114,19 +117,20 @@ std::vector<std::string> GcCatalog::deadChunkRows(uint64_t split, const std::fun
             continue;
         const void* blob = sqlite3_column_blob(q.get(), 0);
         const int n = sqlite3_column_bytes(q.get(), 0);
-        dead.emplace_back(static_cast<const char*>(blob), size_t(n));
+        dead.push_back({std::string(static_cast<const char*>(blob), size_t(n)), offset});
     }
     return dead;
 }
 
-int64_t GcCatalog::finish(const std::vector<std::string>& deadRows, const GcStats* stats, int64_t started,
+int64_t GcCatalog::finish(const std::vector<ChunkRow>& deadRows, const GcStats* stats, double started,
                           bool clearRunning)
 {
     exec("BEGIN IMMEDIATE");
     try {
-        Statement del(db_, path_, "DELETE FROM chunks WHERE sha256 = ?");
-        for (const auto& key : deadRows) {
-            sqlite3_bind_blob(del.get(), 1, key.data(), int(key.size()), SQLITE_STATIC);
+        Statement del(db_, path_, "DELETE FROM chunks WHERE sha256 = ? AND offset = ?");
+        for (const auto& row : deadRows) {
+            sqlite3_bind_blob(del.get(), 1, row.sha256.data(), int(row.sha256.size()), SQLITE_STATIC);
+            sqlite3_bind_int64(del.get(), 2, int64_t(row.offset));
             del.step();
             del.reset();
         }
@@ -139,8 +143,8 @@ int64_t GcCatalog::finish(const std::vector<std::string>& deadRows, const GcStat
         Statement ins(db_, path_, "INSERT INTO gc_runs(started, finished, generation, dry_run, status, stats_json) "
                                   "VALUES (?, ?, ?, ?, ?, ?)");
         const std::string json = stats->toJson();
-        sqlite3_bind_int64(ins.get(), 1, started);
-        sqlite3_bind_int64(ins.get(), 2, now());
+        sqlite3_bind_double(ins.get(), 1, started);
+        sqlite3_bind_double(ins.get(), 2, now());
         sqlite3_bind_int64(ins.get(), 3, int64_t(stats->generation));
         sqlite3_bind_int(ins.get(), 4, stats->dryRun ? 1 : 0);
         sqlite3_bind_text(ins.get(), 5, stats->status.c_str(), -1, SQLITE_TRANSIENT);
@@ -172,8 +176,8 @@ std::vector<GcRun> GcCatalog::runs(int64_t onlyId)
     while (q.step()) {
         GcRun r;
         r.id = sqlite3_column_int64(q.get(), 0);
-        r.started = sqlite3_column_int64(q.get(), 1);
-        r.finished = sqlite3_column_int64(q.get(), 2);
+        r.started = sqlite3_column_double(q.get(), 1);
+        r.finished = sqlite3_column_double(q.get(), 2);
         r.generation = uint64_t(sqlite3_column_int64(q.get(), 3));
         r.dryRun = sqlite3_column_int64(q.get(), 4) != 0;
         const unsigned char* status = sqlite3_column_text(q.get(), 5);

@@ -33,17 +33,23 @@ public:
     struct Start {
         uint64_t epoch = 0;
         uint64_t split = 0;
-        int64_t started = 0;
+        double started = 0;
         std::vector<uint64_t> roots;
     };
     // A dry run only reads (split and roots, consistently); gc_state is untouched.
     Start begin(pack::Pack& pack, bool dryRun);
 
-    // Chunk rows below split whose offset isLive() rejects: their sha256 keys.
-    std::vector<std::string> deadChunkRows(uint64_t split, const std::function<bool(uint64_t)>& isLive);
-    // One transaction: delete those rows, running=0 when clearRunning, insert
-    // the run when stats is given. Returns the run's id (-1 without stats).
-    int64_t finish(const std::vector<std::string>& deadRows, const GcStats* stats, int64_t started,
+    // Chunk rows below split whose offset isLive() rejects.
+    struct ChunkRow {
+        std::string sha256;
+        uint64_t offset = 0;
+    };
+    std::vector<ChunkRow> deadChunkRows(uint64_t split, const std::function<bool(uint64_t)>& isLive);
+    // One transaction: delete those rows (by sha256 AND offset, so a row a
+    // merge moved above the split meanwhile stays), running=0 when
+    // clearRunning, insert the run when stats is given. Returns the run's id
+    // (-1 without stats).
+    int64_t finish(const std::vector<ChunkRow>& deadRows, const GcStats* stats, double started,
                    bool clearRunning);
 
     bool running();
