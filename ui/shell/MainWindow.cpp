@@ -1,19 +1,227 @@
 #include "ui/shell/MainWindow.h"
 
+#include "ui/frames/FrameLayoutDocument.h"
+#include "ui/shell/RecentFiles.h"
+#include "ui/shell/StallMonitor.h"
+
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
 #include <QTabWidget>
+
+// The icon and other resources live in the static cachescope_ui library, so
+// they must be registered by hand (outside any namespace).
+static void initUiResources()
+{
+    Q_INIT_RESOURCE(cachescope);
+}
 
 namespace ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), tabs_(new QTabWidget(this))
+namespace {
+constexpr int kPathRole = Qt::UserRole + 1;
+
+QString canonical(const QString& path)
 {
+    const QFileInfo info(path);
+    const QString c = info.canonicalFilePath();
+    return c.isEmpty() ? info.absoluteFilePath() : c;
+}
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), tabs_(new QTabWidget(this)), recent_(new RecentFiles(this)), stallMonitor_(new StallMonitor(this))
+{
+    initUiResources();
     setWindowTitle(tr("cachescope"));
+    setWindowIcon(QIcon(QStringLiteral(":/cachescope.svg")));
+    setAcceptDrops(true);
+    tabs_->setTabsClosable(true);
+    tabs_->setDocumentMode(true);
     setCentralWidget(tabs_);
+    connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+    connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onCurrentTabChanged);
+    connect(recent_, &RecentFiles::openRequested, this, &MainWindow::openPath);
+
+    createSidebar();
+    createMenus();
+    createStatusBar();
+    restoreWindowState();
+    stallMonitor_->start();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createSidebar()
+{
+    sidebar_ = new QListWidget(this);
+    sidebar_->setObjectName(QStringLiteral("openDocuments"));
+    sidebarDock_ = new QDockWidget(tr("Open"), this);
+    sidebarDock_->setObjectName(QStringLiteral("sidebarDock"));  // needed by saveState()
+    sidebarDock_->setWidget(sidebar_);
+    sidebarDock_->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable);
+    addDockWidget(Qt::LeftDockWidgetArea, sidebarDock_);
+    resizeDocks({sidebarDock_}, {200}, Qt::Horizontal);
+    // The sidebar's row i is always tab i.
+    connect(sidebar_, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row >= 0 && row < tabs_->count())
+            tabs_->setCurrentIndex(row);
+    });
 }
 
 bool MainWindow::openPath(const QString& path)
 {
-    Q_UNUSED(path);
+    const QFileInfo info(path);
+    if (!info.exists()) {
+        recent_->remove(path);
+        showError(tr("Cannot open"), tr("%1 does not exist.").arg(QDir::toNativeSeparators(path)));
+        return false;
+    }
+    if (QWidget* open = documentForPath(path)) {
+        tabs_->setCurrentWidget(open);
+        return true;
+    }
+    if (info.isDir()) {
+        if (!QFileInfo::exists(QDir(path).filePath(QStringLiteral("catalog.db")))) {
+            showError(tr("Not a store"),
+                      tr("%1 is not a cachescope store: it has no catalog.db.").arg(QDir::toNativeSeparators(path)));
+            return false;
+        }
+        return openStore(path);
+    }
+    if (!info.isFile() || !info.isReadable()) {
+        showError(tr("Cannot open"), tr("%1 is not a readable file.").arg(QDir::toNativeSeparators(path)));
+        return false;
+    }
+    addDocument(new FrameLayoutDocument(canonical(path)), info.fileName(), path);
+    recent_->add(path);
+    return true;
+}
+
+// The single place where a store folder (one with catalog.db) is opened:
+// the store browser (ui/store/StoreDocument) is created and added here.
+bool MainWindow::openStore(const QString& folder)
+{
+    showError(tr("Cannot open store"),
+              tr("%1 is a cachescope store, but this build has no store browser yet.").arg(QDir::toNativeSeparators(folder)));
     return false;
+}
+
+void MainWindow::addDocument(QWidget* doc, const QString& title, const QString& path)
+{
+    const QString key = path.isEmpty() ? QString() : canonical(path);
+    doc->setProperty("documentPath", key);
+    auto* item = new QListWidgetItem(title);
+    item->setData(kPathRole, key);
+    item->setToolTip(path.isEmpty() ? title : QDir::toNativeSeparators(key));
+    const int index = tabs_->addTab(doc, title);
+    tabs_->setTabToolTip(index, item->toolTip());
+    sidebar_->insertItem(index, item);
+    tabs_->setCurrentIndex(index);
+    onCurrentTabChanged(index);
+}
+
+QWidget* MainWindow::currentDocument() const
+{
+    return tabs_->currentWidget();
+}
+
+QWidget* MainWindow::documentForPath(const QString& path) const
+{
+    const QString key = canonical(path);
+    for (int i = 0; i < tabs_->count(); ++i)
+        if (tabs_->widget(i)->property("documentPath").toString() == key)
+            return tabs_->widget(i);
+    return nullptr;
+}
+
+int MainWindow::documentCount() const
+{
+    return tabs_->count();
+}
+
+void MainWindow::closeTab(int index)
+{
+    QWidget* doc = tabs_->widget(index);
+    if (!doc)
+        return;
+    if (doc == currentDocument())
+        followJobOf(nullptr);
+    tabs_->removeTab(index);
+    delete sidebar_->takeItem(index);
+    doc->deleteLater();  // its JobRunner cancels and waits for its worker
+    onCurrentTabChanged(tabs_->currentIndex());
+}
+
+void MainWindow::closeCurrentTab()
+{
+    if (tabs_->currentIndex() >= 0)
+        closeTab(tabs_->currentIndex());
+}
+
+void MainWindow::onCurrentTabChanged(int index)
+{
+    if (sidebar_->currentRow() != index)
+        sidebar_->setCurrentRow(index);
+    QWidget* doc = tabs_->widget(index);
+    followJobOf(doc);
+    setWindowTitle(doc ? tr("%1 — cachescope").arg(tabs_->tabText(index)) : tr("cachescope"));
+}
+
+void MainWindow::showError(const QString& title, const QString& message)
+{
+    lastError_ = message;
+    // Non-blocking: open() returns at once, so a failed open never stalls a
+    // caller (command line, drop, tests) on a nested event loop.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        for (const QUrl& url : event->mimeData()->urls())
+            if (url.isLocalFile()) {
+                event->acceptProposedAction();
+                return;
+            }
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            openPath(url.toLocalFile());
+    event->acceptProposedAction();
+}
+
+void MainWindow::restoreWindowState()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
+        resize(1280, 820);
+    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray(), kStateVersion);
+}
+
+void MainWindow::saveWindowState() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("mainWindow/state"), saveState(kStateVersion));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    saveWindowState();
+    QMainWindow::closeEvent(event);
 }
 
 } // namespace ui

@@ -1,22 +1,89 @@
-// The main window: a tab per opened store or file, a sidebar of what is open,
-// File menu with Open and recent files, and a status bar.
+// The main window: a closable tab per opened document (a zstd file's frame
+// layout, a store, or a view another module adds through addDocument()), a
+// sidebar dock listing what is open, the File menu (Open File, Open Store
+// Folder, Open Recent, Export, Close Tab, Quit), drag and drop of files and
+// folders, and a status bar with the current tab's job and the GUI thread's
+// stall monitor. Geometry and dock state are saved with kStateVersion.
 #pragma once
 #include <QMainWindow>
 
+class QDockWidget;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QProgressBar;
 class QTabWidget;
 
 namespace ui {
+class JobRunner;
+class RecentFiles;
+class StallMonitor;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    static constexpr int kStateVersion = 1;
 
-    // Opens a store folder or a zstd file in a new tab; false with a message box on failure.
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a zstd file (frame layout) or a store folder in a new tab, or
+    // selects its tab when already open. False when it cannot be opened; the
+    // reason is shown in a (non-blocking) message box and kept in lastError().
     bool openPath(const QString& path);
 
+    // Adds doc as a new current tab (the window takes ownership). path may be
+    // empty for views not tied to a file; it is shown as the tab's tooltip and
+    // used to find an already open document. If doc derives from ui::Document
+    // its export actions and job runner are used by the menu and status bar.
+    void addDocument(QWidget* doc, const QString& title, const QString& path);
+
+    QWidget* currentDocument() const;
+    QWidget* documentForPath(const QString& path) const;
+    int documentCount() const;
+    QTabWidget* tabs() const { return tabs_; }
+    StallMonitor* stallMonitor() const { return stallMonitor_; }
+    RecentFiles* recentFiles() const { return recent_; }
+    QString lastError() const { return lastError_; }
+
+public Q_SLOTS:
+    void openFileDialog();
+    void openStoreDialog();
+    void closeTab(int index);
+    void closeCurrentTab();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
 private:
-    QTabWidget* tabs_ = nullptr;
+    // MainWindowMenus.cpp
+    void createMenus();
+    void fillExportMenu();
+    // MainWindowStatus.cpp
+    void createStatusBar();
+    void followJobOf(QWidget* doc);
+
+    void createSidebar();
+    void onCurrentTabChanged(int index);
+    void showError(const QString& title, const QString& message);
+    bool openStore(const QString& folder);
+    void restoreWindowState();
+    void saveWindowState() const;
+
+    QTabWidget* tabs_;
+    QDockWidget* sidebarDock_ = nullptr;
+    QListWidget* sidebar_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QMenu* exportMenu_ = nullptr;
+    QLabel* jobLabel_ = nullptr;
+    QProgressBar* jobBar_ = nullptr;
+    QLabel* stallLabel_ = nullptr;
+    JobRunner* followedRunner_ = nullptr;
+    RecentFiles* recent_;
+    StallMonitor* stallMonitor_;
+    QString lastError_;
 };
 
 } // namespace ui

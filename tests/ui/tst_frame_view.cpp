@@ -1,0 +1,198 @@
+// The frame-layout view in a real MainWindow, headless: open fixtures written
+// by stock zstd, wait for the scan, compare the table with `zstd -lv`, check
+// the verdict, click the band, and export band, histogram and table.
+#include "FrameFixtures.h"
+#include "ui/frames/FrameBandWidget.h"
+#include "ui/frames/FrameHistogram.h"
+#include "ui/frames/FrameLayoutDocument.h"
+#include "ui/frames/FrameSummaryPanel.h"
+#include "ui/frames/FrameTableModel.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/RecentFiles.h"
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QXmlStreamReader>
+
+using ui::FrameLayoutDocument;
+
+class TestFrameView : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+    // Opens path in window and waits for its scan; null on failure.
+    static FrameLayoutDocument* openAndScan(ui::MainWindow& window, const QString& path)
+    {
+        if (!window.openPath(path))
+            return nullptr;
+        auto* doc = qobject_cast<FrameLayoutDocument*>(window.currentDocument());
+        if (!doc)
+            return nullptr;
+        QSignalSpy spy(doc, &FrameLayoutDocument::scanFinished);
+        if (doc->isScanning() && !spy.wait(60000))
+            return nullptr;
+        return doc;
+    }
+
+    static int svgElements(const QString& path, const QString& name)
+    {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            return -1;
+        QXmlStreamReader xml(&f);
+        int n = 0;
+        bool sawSvg = false;
+        while (!xml.atEnd()) {
+            if (xml.readNext() == QXmlStreamReader::StartElement) {
+                sawSvg = sawSvg || xml.name() == QLatin1String("svg");
+                n += xml.name() == name;
+            }
+        }
+        return xml.hasError() || !sawSvg ? -1 : n;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(dir_.isValid());
+        QCoreApplication::setOrganizationName(QStringLiteral("cachescope-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_frame_view"));
+        ui::RecentFiles().clear();
+    }
+
+    void sizedFramesAreSplittable()
+    {
+        const QString path = fixtures::writeSizedFrames(dir_.path(), 3);
+        const fixtures::ZstdCounts truth = fixtures::zstdList(path);
+        QCOMPARE(truth.zstdFrames, 3);
+
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        FrameLayoutDocument* doc = openAndScan(window, path);
+        QVERIFY(doc);
+        QVERIFY(doc->frameLayout());
+        QCOMPARE(doc->table()->model()->rowCount(), truth.zstdFrames + truth.skippableFrames);
+        const QString verdict = doc->summary()->verdictText();
+        QVERIFY2(verdict.startsWith(QStringLiteral("Splittable: yes · 3 independent pieces")), qPrintable(verdict));
+        QCOMPARE(window.documentCount(), 1);
+        QCOMPARE(window.tabs()->tabText(0), QStringLiteral("sized.zst"));
+        QVERIFY(window.recentFiles()->paths().contains(QFileInfo(path).absoluteFilePath()));
+
+        // Opening the same file again selects its tab.
+        QVERIFY(window.openPath(path));
+        QCOMPARE(window.documentCount(), 1);
+
+        // A click on the band selects that frame's row in the table.
+        ui::FrameBandWidget* band = doc->band();
+        QTRY_VERIFY(band->width() > 100);
+        int clickX = -1;
+        for (int x = 0; x < band->width() && clickX < 0; ++x)
+            if (band->frameAtX(x) == 2)
+                clickX = x + 2;
+        QVERIFY(clickX > 0);
+        QTest::mouseClick(band, Qt::LeftButton, {}, QPoint(clickX, 20));
+        QCOMPARE(band->selectedFrame(), 2);
+        QCOMPARE(doc->table()->currentIndex().row(), doc->model()->rowOfFrame(2));
+
+        window.closeCurrentTab();
+        QCOMPARE(window.documentCount(), 0);
+    }
+
+    void streamedFrameIsNotSplittable()
+    {
+        const QString path = fixtures::writeStreamFrame(dir_.path());
+        const fixtures::ZstdCounts truth = fixtures::zstdList(path);
+        ui::MainWindow window;
+        FrameLayoutDocument* doc = openAndScan(window, path);
+        QVERIFY(doc);
+        QCOMPARE(doc->model()->rowCount(), truth.zstdFrames + truth.skippableFrames);
+        QVERIFY2(doc->summary()->verdictText().startsWith(QStringLiteral("Splittable: no")),
+                 qPrintable(doc->summary()->verdictText()));
+    }
+
+    void mixedFileAndExports()
+    {
+        const QString path = fixtures::writeMixedFrames(dir_.path());
+        const fixtures::ZstdCounts truth = fixtures::zstdList(path);
+        ui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        FrameLayoutDocument* doc = openAndScan(window, path);
+        QVERIFY(doc);
+        QCOMPARE(doc->model()->rowCount(), truth.zstdFrames + truth.skippableFrames);
+        QCOMPARE(qint64(doc->frameLayout()->summary.compressedSize), truth.compressedSize);
+        QVERIFY(doc->histogram()->plottableCount() >= 3);  // sized, unsized and skippable bars
+        QCOMPARE(doc->exportActions().size(), 3);
+
+        const QString out = dir_.path();
+        QString error;
+        for (const QString& what : {QStringLiteral("band"), QStringLiteral("histogram")}) {
+            for (const QString& ext : {QStringLiteral("png"), QStringLiteral("pdf"), QStringLiteral("svg")}) {
+                const QString file = out + QStringLiteral("/%1.%2").arg(what, ext);
+                const bool ok = what == QLatin1String("band") ? doc->exportBand(file, &error) : doc->exportHistogram(file, &error);
+                QVERIFY2(ok, qPrintable(error));
+                const QByteArray bytes = testsupport::readFile(file);
+                QVERIFY2(bytes.size() > 100, qPrintable(file));
+                if (ext == QLatin1String("png"))
+                    QVERIFY(bytes.startsWith("\x89PNG\r\n\x1a\n"));
+                if (ext == QLatin1String("pdf")) {
+                    QVERIFY(bytes.startsWith("%PDF-"));
+                    QVERIFY(bytes.trimmed().endsWith("%%EOF"));
+                }
+                if (ext == QLatin1String("svg"))
+                    QVERIFY2(svgElements(file, QStringLiteral("path")) > 0 || svgElements(file, QStringLiteral("rect")) > 0,
+                             qPrintable(file));
+            }
+        }
+        const QImage band(out + QStringLiteral("/band.png"));
+        QCOMPARE(band.height(), doc->band()->sizeHint().height());
+        QVERIFY(!doc->exportBand(out + QStringLiteral("/band.bmp"), &error));
+        QVERIFY(error.contains(QStringLiteral("band.bmp")));
+        QVERIFY(!doc->exportHistogram(QStringLiteral("/nonexistent-dir/h.png"), &error));
+
+        const QString csv = out + QStringLiteral("/frames.csv");
+        QVERIFY2(doc->exportTable(csv, &error), qPrintable(error));
+        QCOMPARE(testsupport::readFile(csv).trimmed().split('\n').size(), truth.zstdFrames + truth.skippableFrames + 1);
+    }
+
+    void badInputsAreReported()
+    {
+        ui::MainWindow window;
+        QVERIFY(!window.openPath(dir_.path()));  // a folder without catalog.db
+        QVERIFY2(window.lastError().contains(QStringLiteral("not a cachescope store")), qPrintable(window.lastError()));
+        QVERIFY(!window.openPath(dir_.filePath(QStringLiteral("missing.zst"))));
+        QVERIFY(window.lastError().contains(QStringLiteral("does not exist")));
+        QCOMPARE(window.documentCount(), 0);
+
+        // Not zstd at all: the document opens and shows the core's error sentence.
+        const QString junk = dir_.filePath(QStringLiteral("junk.zst"));
+        testsupport::writeFile(junk, QByteArray("this is not a zstd frame at all"));
+        QVERIFY(window.openPath(junk));
+        auto* doc = qobject_cast<FrameLayoutDocument*>(window.currentDocument());
+        QVERIFY(doc);
+        QSignalSpy spy(doc, &FrameLayoutDocument::scanFinished);
+        QVERIFY(spy.wait(60000));
+        QCOMPARE(spy.at(0).at(0).toBool(), false);
+        QVERIFY2(doc->summary()->verdictText().contains(QStringLiteral("junk.zst")), qPrintable(doc->summary()->verdictText()));
+        QCOMPARE(doc->model()->rowCount(), 0);
+    }
+
+    void addDocumentMakesATab()
+    {
+        ui::MainWindow window;
+        auto* view = new QWidget;
+        window.addDocument(view, QStringLiteral("Benchmarks"), QString());
+        QCOMPARE(window.documentCount(), 1);
+        QCOMPARE(window.currentDocument(), view);
+        QCOMPARE(window.tabs()->tabText(0), QStringLiteral("Benchmarks"));
+        window.closeTab(0);
+        QCOMPARE(window.documentCount(), 0);
+    }
+};
+
+CACHESCOPE_TEST_MAIN(TestFrameView)
+#include "tst_frame_view.moc"

@@ -1,0 +1,99 @@
+#include "ui/frames/FrameHistogram.h"
+
+#include "ui/charts/PlotTheme.h"
+#include "ui/frames/FrameCategory.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+
+namespace ui {
+
+namespace {
+int bucketOf(uint64_t size)
+{
+    return size ? int(std::bit_width(size)) - 1 : 0;
+}
+} // namespace
+
+FrameHistogram::FrameHistogram(QWidget* parent) : QCustomPlot(parent)
+{
+    setMinimumHeight(180);
+    xAxis->setLabel(tr("Compressed frame size (from)"));
+    yAxis->setLabel(tr("Frames"));
+    legend->setVisible(true);
+    legend->setFont(font());
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("Frame sizes"), QFont(font().family(), font().pointSize(), QFont::Bold)));
+    auto counts = QSharedPointer<QCPAxisTickerFixed>::create();
+    counts->setTickStep(1);
+    counts->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // frame counts are whole numbers
+    yAxis->setTicker(counts);
+    PlotTheme::attach(this);
+    setFrames({});
+}
+
+void FrameHistogram::setFrames(const std::vector<cs::FrameInfo>& frames)
+{
+    clearPlottables();
+    std::array<std::vector<double>, kFrameCategoryCount> counts;
+    firstBucket_ = 64;
+    lastBucket_ = -1;
+    for (const cs::FrameInfo& f : frames) {
+        const int b = bucketOf(f.compressedSize);
+        firstBucket_ = std::min(firstBucket_, b);
+        lastBucket_ = std::max(lastBucket_, b);
+    }
+    if (frames.empty()) {
+        firstBucket_ = 0;
+        lastBucket_ = -1;
+    }
+    const int n = std::max(0, lastBucket_ - firstBucket_ + 1);
+    for (auto& c : counts)
+        c.assign(size_t(n), 0.0);
+    for (const cs::FrameInfo& f : frames)
+        counts[size_t(frameCategory(f))][size_t(bucketOf(f.compressedSize) - firstBucket_)] += 1;
+
+    QVector<double> keys(n);
+    for (int i = 0; i < n; ++i)
+        keys[i] = firstBucket_ + i;
+
+    QCPBars* below = nullptr;
+    double maxStack = 0;
+    std::vector<double> stack(size_t(n), 0.0);
+    for (int c = 0; c < kFrameCategoryCount; ++c) {
+        const auto& values = counts[size_t(c)];
+        if (std::all_of(values.begin(), values.end(), [](double v) { return v == 0; }))
+            continue;
+        auto* bars = new QCPBars(xAxis, yAxis);
+        bars->setName(frameCategoryName(FrameCategory(c)));
+        const QColor color = frameCategoryColor(FrameCategory(c));
+        bars->setBrush(color);
+        bars->setPen(QPen(color.darker(130)));
+        bars->setWidth(0.8);
+        bars->setData(keys, QVector<double>(values.begin(), values.end()), true);
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        for (int i = 0; i < n; ++i) {
+            stack[size_t(i)] += values[size_t(i)];
+            maxStack = std::max(maxStack, stack[size_t(i)]);
+        }
+    }
+
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    // Label every bucket while they fit; otherwise every 2nd or 4th.
+    const int step = n > 24 ? 4 : (n > 12 ? 2 : 1);
+    for (int i = 0; i < n; i += step)
+        ticker->addTick(firstBucket_ + i, sizeText(uint64_t(1) << (firstBucket_ + i)).replace(QLatin1String(".0 "), QLatin1String(" ")));
+    xAxis->setTicker(ticker);
+    xAxis->setTickLabelRotation(n > 8 ? 35 : 0);
+    xAxis->setSubTicks(false);
+    xAxis->setRange(firstBucket_ - 0.7, std::max(firstBucket_, lastBucket_) + 0.7);
+    yAxis->setRange(0, std::max(1.0, maxStack * 1.12));
+    legend->setVisible(plottableCount() > 0);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace ui

@@ -1,0 +1,186 @@
+#include "ui/frames/FrameLayoutDocument.h"
+
+#include "ui/charts/ChartExport.h"
+#include "ui/frames/FrameBandWidget.h"
+#include "ui/frames/FrameHistogram.h"
+#include "ui/frames/FrameSummaryPanel.h"
+#include "ui/frames/FrameTableModel.h"
+#include "ui/jobs/JobProgressWidget.h"
+#include "ui/jobs/JobRunner.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace ui {
+
+using LayoutPtr = std::shared_ptr<cs::FrameLayout>;
+
+FrameLayoutDocument::FrameLayoutDocument(const QString& path, QWidget* parent)
+    : QWidget(parent),
+      path_(path),
+      runner_(new JobRunner(this)),
+      progress_(new JobProgressWidget(this)),
+      summary_(new FrameSummaryPanel(this)),
+      band_(new FrameBandWidget(this)),
+      model_(new FrameTableModel(this)),
+      table_(new QTableView(this)),
+      histogram_(new FrameHistogram(this)),
+      blocksButton_(new QToolButton(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+
+    auto* header = new QHBoxLayout;
+    auto* pathLabel = new QLabel(QDir::toNativeSeparators(path), this);
+    pathLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    pathLabel->setForegroundRole(QPalette::PlaceholderText);
+    header->addWidget(pathLabel, 1);
+    blocksButton_->setText(tr("Count blocks"));
+    blocksButton_->setToolTip(tr("Scan again, walking every block header to count raw, RLE and compressed blocks"));
+    header->addWidget(blocksButton_);
+    layout->addLayout(header);
+    layout->addWidget(progress_);
+    layout->addWidget(summary_);
+    layout->addWidget(band_);
+
+    table_->setModel(model_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(FrameTableModel::Index, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->hide();
+    // Fixed row heights and no per-row size computation keep 100,000 rows instant.
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    table_->horizontalHeader()->setStretchLastSection(true);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(table_);
+    splitter->addWidget(histogram_);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setChildrenCollapsible(false);
+    layout->addWidget(splitter, 1);
+
+    progress_->attach(runner_);
+    connect(runner_, &JobRunner::finished, this, &FrameLayoutDocument::onScanFinished);
+    connect(band_, &FrameBandWidget::frameClicked, this, &FrameLayoutDocument::selectFrame);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        band_->setSelectedFrame(current.isValid() ? int(model_->frameIndexAt(current.row())) : -1);
+    });
+    connect(blocksButton_, &QToolButton::clicked, this, [this] { rescan(true); });
+    createExportActions();
+    rescan(false);
+}
+
+void FrameLayoutDocument::rescan(bool withBlocks)
+{
+    summary_->clear();
+    blocksButton_->setEnabled(false);
+    const std::string file = path_.toStdString();
+    runner_->start(tr("Scanning %1").arg(QFileInfo(path_).fileName()), [file, withBlocks](cs::Job& job) {
+        cs::FrameScanOptions options;
+        options.blocks = withBlocks;
+        auto layout = std::make_shared<cs::FrameLayout>(cs::scanFrames(file, options, job));
+        if (withBlocks)
+            for (cs::FrameInfo& f : layout->frames)
+                std::vector<cs::BlockInfo>().swap(f.blockList);  // counts are kept in f.blocks; the list is not shown
+        return std::any(layout);
+    });
+}
+
+bool FrameLayoutDocument::isScanning() const
+{
+    return runner_->isRunning();
+}
+
+void FrameLayoutDocument::onScanFinished(bool ok, const QString& resultOrError)
+{
+    blocksButton_->setEnabled(true);
+    if (!ok) {
+        const bool cancelled = runner_->lastStatus().state == cs::JobState::Cancelled;
+        summary_->showError(cancelled ? tr("Scan cancelled.") : resultOrError);
+        if (!layout_) {
+            band_->setFrames(std::make_shared<std::vector<cs::FrameInfo>>(), 0);
+            model_->clear();
+            histogram_->setFrames({});
+        }
+        Q_EMIT scanFinished(false, summary_->verdictText());
+        return;
+    }
+    const LayoutPtr scanned = std::any_cast<LayoutPtr>(runner_->result());
+    auto frames = std::make_shared<std::vector<cs::FrameInfo>>(std::move(scanned->frames));
+    scanned->frames.clear();
+    layout_ = std::make_unique<cs::FrameLayout>(std::move(*scanned));
+    frames_ = frames;
+    summary_->setLayoutSummary(*layout_);
+    band_->setFrames(frames_, layout_->summary.fileSize);
+    model_->setFrames(frames_);
+    histogram_->setFrames(*frames_);
+    table_->resizeColumnsToContents();
+    Q_EMIT scanFinished(true, QString());
+}
+
+void FrameLayoutDocument::selectFrame(int frameIndex)
+{
+    const int row = model_->rowOfFrame(size_t(frameIndex));
+    if (row < 0)
+        return;
+    const QModelIndex index = model_->index(row, 0);
+    table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    table_->scrollTo(index, QAbstractItemView::PositionAtCenter);
+}
+
+QString FrameLayoutDocument::exportBaseName() const
+{
+    return QFileInfo(path_).completeBaseName();
+}
+
+bool FrameLayoutDocument::exportBand(const QString& path, QString* error) const
+{
+    const QSize size(std::max(band_->width(), 900), band_->sizeHint().height());
+    return exportPainting([this](QPainter& p, const QSize& s) { band_->paintContents(p, s); }, size, path, error);
+}
+
+bool FrameLayoutDocument::exportHistogram(const QString& path, QString* error) const
+{
+    const QSize size = histogram_->width() > 300 ? histogram_->size() : QSize(640, 400);
+    return exportPlot(histogram_, path, error, size);
+}
+
+bool FrameLayoutDocument::exportTable(const QString& path, QString* error) const
+{
+    return exportCsv(model_, path, error);
+}
+
+void FrameLayoutDocument::createExportActions()
+{
+    auto* band = new QAction(tr("Frame band as image…"), this);
+    connect(band, &QAction::triggered, this, [this] {
+        const QSize size(std::max(band_->width(), 900), band_->sizeHint().height());
+        askAndExportPainting(this, [this](QPainter& p, const QSize& s) { band_->paintContents(p, s); }, size,
+                             exportBaseName() + QStringLiteral("-frames.png"));
+    });
+    auto* histogram = new QAction(tr("Histogram as image…"), this);
+    connect(histogram, &QAction::triggered, this, [this] {
+        askAndExportPlot(this, histogram_, exportBaseName() + QStringLiteral("-histogram.png"));
+    });
+    auto* table = new QAction(tr("Frame table as CSV…"), this);
+    connect(table, &QAction::triggered, this, [this] {
+        askAndExportCsv(this, model_, exportBaseName() + QStringLiteral("-frames.csv"));
+    });
+    exportActions_ = {band, histogram, table};
+}
+
+} // namespace ui

@@ -1,0 +1,78 @@
+// The frame-layout document: one zstd file scanned off the GUI thread
+// (cs::scanFrames through a JobRunner, with progress and cancel), shown as
+// the verdict and summary, the band of frames to scale, the frame table and
+// the histogram of frame sizes. Exports the band and histogram as
+// PNG/PDF/SVG and the table as CSV.
+#pragma once
+#include "core/frames/FrameLayout.h"
+#include "ui/shell/Document.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QAction;
+class QLabel;
+class QTableView;
+class QToolButton;
+
+namespace ui {
+class FrameBandWidget;
+class FrameHistogram;
+class FrameSummaryPanel;
+class FrameTableModel;
+class JobProgressWidget;
+class JobRunner;
+
+class FrameLayoutDocument : public QWidget, public Document {
+    Q_OBJECT
+public:
+    explicit FrameLayoutDocument(const QString& path, QWidget* parent = nullptr);
+
+    QString path() const { return path_; }
+    // Starts (again) a scan; withBlocks walks every block to count them.
+    void rescan(bool withBlocks);
+    bool isScanning() const;
+    // Empty until a scan succeeded; frames live in frames().
+    const cs::FrameLayout* frameLayout() const { return layout_.get(); }
+    std::shared_ptr<const std::vector<cs::FrameInfo>> frames() const { return frames_; }
+
+    bool exportBand(const QString& path, QString* error) const;
+    bool exportHistogram(const QString& path, QString* error) const;
+    bool exportTable(const QString& path, QString* error) const;
+
+    QList<QAction*> exportActions() const override { return exportActions_; }
+    JobRunner* jobRunner() const override { return runner_; }
+
+    FrameTableModel* model() const { return model_; }
+    QTableView* table() const { return table_; }
+    FrameBandWidget* band() const { return band_; }
+    FrameHistogram* histogram() const { return histogram_; }
+    FrameSummaryPanel* summary() const { return summary_; }
+
+Q_SIGNALS:
+    // After every scan: ok, or the error sentence (also shown in the view).
+    void scanFinished(bool ok, const QString& errorText);
+
+private:
+    void onScanFinished(bool ok, const QString& resultOrError);
+    void selectFrame(int frameIndex);
+    void createExportActions();
+    QString exportBaseName() const;
+
+    QString path_;
+    JobRunner* runner_;
+    JobProgressWidget* progress_;
+    FrameSummaryPanel* summary_;
+    FrameBandWidget* band_;
+    FrameTableModel* model_;
+    QTableView* table_;
+    FrameHistogram* histogram_;
+    QToolButton* blocksButton_;
+    QList<QAction*> exportActions_;
+    std::unique_ptr<cs::FrameLayout> layout_;   // summary and seek table; its frames moved to frames_
+    std::shared_ptr<const std::vector<cs::FrameInfo>> frames_;
+};
+
+} // namespace ui

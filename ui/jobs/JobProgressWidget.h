@@ -1,0 +1,34 @@
+// A progress bar (0..1000) with the job's step and time left, and a Cancel
+// button, for a view to embed above its content. Shows itself when the
+// attached runner starts a job and hides when the job ends.
+#pragma once
+#include <QWidget>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+namespace cs { struct JobStatus; }
+
+namespace ui {
+class JobRunner;
+
+class JobProgressWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit JobProgressWidget(QWidget* parent = nullptr);
+    void attach(JobRunner* runner);
+
+    QProgressBar* bar() const { return bar_; }
+    QLabel* label() const { return label_; }
+    QPushButton* cancelButton() const { return cancel_; }
+
+private:
+    void showStatus(const cs::JobStatus& status);
+
+    QLabel* label_;
+    QProgressBar* bar_;
+    QPushButton* cancel_;
+};
+
+} // namespace ui

@@ -1,0 +1,33 @@
+// Recently opened files and folders, most recent first, kept in QSettings
+// (key "recentFiles", at most 10). Paths that no longer exist are dropped
+// whenever the list is read.
+#pragma once
+#include <QObject>
+#include <QStringList>
+
+class QMenu;
+
+namespace ui {
+
+class RecentFiles : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kMaxEntries = 10;
+
+    explicit RecentFiles(QObject* parent = nullptr);
+
+    void add(const QString& path);
+    void remove(const QString& path);
+    void clear();
+    QStringList paths() const;
+    // Refills menu with one action per path (and "Clear"); disabled when empty.
+    void fillMenu(QMenu* menu);
+
+Q_SIGNALS:
+    void openRequested(const QString& path);
+
+private:
+    void store(const QStringList& paths);
+};
+
+} // namespace ui
