@@ -1,0 +1,151 @@
+#include "core/bench/Bench.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cs {
+
+void ResultTable::add(std::string name, double value, std::string unit)
+{
+    rows.push_back({std::move(name), value, std::move(unit), {}});
+}
+
+void ResultTable::addText(std::string name, std::string text)
+{
+    rows.push_back({std::move(name), 0, {}, std::move(text)});
+}
+
+const ResultRow* ResultTable::find(const std::string& name) const
+{
+    for (const auto& r : rows)
+        if (r.name == name)
+            return &r;
+    return nullptr;
+}
+
+double ResultTable::value(const std::string& name, double fallback) const
+{
+    const ResultRow* r = find(name);
+    return r && r->text.empty() ? r->value : fallback;
+}
+
+Json ResultTable::toJsonValue() const
+{
+    Json j = Json::object();
+    Json rs = Json::array();
+    for (const auto& r : rows) {
+        Json o = Json::object();
+        o["name"] = r.name;
+        if (r.text.empty()) {
+            o["value"] = r.value;
+            o["unit"] = r.unit;
+        } else {
+            o["text"] = r.text;
+        }
+        rs.push(std::move(o));
+    }
+    j["rows"] = std::move(rs);
+    Json ts = Json::array();
+    for (const auto& t : tables) {
+        Json o = Json::object();
+        o["title"] = t.title;
+        Json cols = Json::array();
+        for (const auto& c : t.columns)
+            cols.push(c);
+        o["columns"] = std::move(cols);
+        Json rowsJ = Json::array();
+        for (size_t i = 0; i < t.rowNames.size(); ++i) {
+            Json row = Json::object();
+            row["name"] = t.rowNames[i];
+            Json vals = Json::array();
+            if (i < t.values.size())
+                for (double v : t.values[i])
+                    vals.push(v);
+            row["values"] = std::move(vals);
+            rowsJ.push(std::move(row));
+        }
+        o["rows"] = std::move(rowsJ);
+        ts.push(std::move(o));
+    }
+    j["tables"] = std::move(ts);
+    return j;
+}
+
+std::string ResultTable::toJson() const { return toJsonValue().dump(); }
+
+ResultTable ResultTable::fromJson(const Json& j)
+{
+    ResultTable t;
+    for (const auto& r : j["rows"].items()) {
+        ResultRow row;
+        row.name = r["name"].toString();
+        row.value = r["value"].toNumber();
+        row.unit = r["unit"].toString();
+        row.text = r["text"].toString();
+        t.rows.push_back(std::move(row));
+    }
+    for (const auto& s : j["tables"].items()) {
+        ResultSubTable sub;
+        sub.title = s["title"].toString();
+        for (const auto& c : s["columns"].items())
+            sub.columns.push_back(c.toString());
+        for (const auto& r : s["rows"].items()) {
+            sub.rowNames.push_back(r["name"].toString());
+            std::vector<double> vals;
+            for (const auto& v : r["values"].items())
+                vals.push_back(v.toNumber());
+            sub.values.push_back(std::move(vals));
+        }
+        t.tables.push_back(std::move(sub));
+    }
+    return t;
+}
+
+static std::string formatNumber(double v)
+{
+    char buf[64];
+    if (v == double(int64_t(v)) && v < 1e15 && v > -1e15)
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    else if (std::abs(v) >= 100)
+        std::snprintf(buf, sizeof buf, "%.1f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+std::string ResultTable::toText() const
+{
+    size_t w = 4;
+    for (const auto& r : rows)
+        w = std::max(w, r.name.size());
+    std::string out;
+    for (const auto& r : rows) {
+        out += r.name + std::string(w + 2 - r.name.size(), ' ');
+        out += r.text.empty() ? formatNumber(r.value) + (r.unit.empty() ? "" : " " + r.unit) : r.text;
+        out += '\n';
+    }
+    for (const auto& t : tables) {
+        out += "\n" + t.title + ":\n";
+        std::vector<size_t> widths;
+        size_t nameW = 4;
+        for (const auto& n : t.rowNames)
+            nameW = std::max(nameW, n.size());
+        std::string line(nameW + 2, ' ');
+        for (const auto& c : t.columns) {
+            widths.push_back(std::max<size_t>(c.size(), 10));
+            line += std::string(widths.back() - c.size(), ' ') + c + "  ";
+        }
+        out += line + "\n";
+        for (size_t i = 0; i < t.rowNames.size(); ++i) {
+            line = t.rowNames[i] + std::string(nameW + 2 - t.rowNames[i].size(), ' ');
+            for (size_t c = 0; c < t.columns.size(); ++c) {
+                const std::string v = i < t.values.size() && c < t.values[i].size() ? formatNumber(t.values[i][c]) : "";
+                line += std::string(widths[c] > v.size() ? widths[c] - v.size() : 0, ' ') + v + "  ";
+            }
+            out += line + "\n";
+        }
+    }
+    return out;
+}
+
+} // namespace cs
