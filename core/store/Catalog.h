@@ -1,0 +1,97 @@
+// A thin SQLite layer for the store catalog: one connection guarded by a
+// recursive mutex (hold Catalog::Lock for a whole transaction), prepared
+// statements with typed binds, and RAII transactions. Cross-process
+// concurrency is SQLite's: WAL mode, busy_timeout, BEGIN IMMEDIATE for writes.
+#pragma once
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cs::store {
+
+class Statement {
+public:
+    Statement(sqlite3* db, const std::string& sql, const std::string& path);
+    ~Statement();
+    Statement(Statement&& o) noexcept;
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    Statement& bind(int i, int64_t v);
+    Statement& bind(int i, uint64_t v) { return bind(i, int64_t(v)); }
+    Statement& bind(int i, int v) { return bind(i, int64_t(v)); }
+    Statement& bind(int i, uint32_t v) { return bind(i, int64_t(v)); }
+    Statement& bind(int i, double v);
+    Statement& bindText(int i, std::string_view v);
+    Statement& bindBlob(int i, const void* data, size_t size);
+    Statement& bindNull(int i);
+
+    // Steps once: true while a row is available.
+    bool step();
+    // Steps to completion (statements without rows).
+    void run();
+    void reset();
+
+    bool isNull(int col) const;
+    int64_t i64(int col) const;
+    double real(int col) const;
+    std::string text(int col) const;   // full bytes, embedded NULs kept
+    std::string blob(int col) const;
+
+private:
+    sqlite3_stmt* stmt_ = nullptr;
+    sqlite3* db_ = nullptr;
+    std::string path_;
+};
+
+class Catalog {
+public:
+    // Opens (creating when create) the SQLite file in WAL mode with a busy timeout.
+    Catalog(const std::string& path, bool create);
+    ~Catalog();
+    Catalog(const Catalog&) = delete;
+    Catalog& operator=(const Catalog&) = delete;
+
+    using Lock = std::unique_lock<std::recursive_mutex>;
+    Lock lock() const { return Lock(mutex_); }
+
+    const std::string& path() const { return path_; }
+    sqlite3* handle() const { return db_; }
+    void exec(const std::string& sql);
+    Statement prepare(const std::string& sql) const { return Statement(db_, sql, path_); }
+    int64_t lastInsertId() const;
+    int changes() const;
+
+private:
+    std::string path_;
+    sqlite3* db_ = nullptr;
+    mutable std::recursive_mutex mutex_;
+};
+
+// BEGIN (IMMEDIATE for writers) .. COMMIT; rolls back when destroyed uncommitted.
+// Holds the catalog lock for its lifetime.
+class Transaction {
+public:
+    enum Kind { Deferred, Immediate };
+    Transaction(Catalog& catalog, Kind kind);
+    ~Transaction();
+    void commit();
+
+private:
+    Catalog& catalog_;
+    Catalog::Lock lock_;
+    bool open_ = false;
+};
+
+// Applies the ordered migrations to reach the latest schema (Schema.cpp).
+int migrateSchema(Catalog& catalog);
+int schemaVersionOf(Catalog& catalog);
+int latestSchemaVersion();
+
+double nowSeconds();
+
+} // namespace cs::store

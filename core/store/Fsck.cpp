@@ -1,0 +1,122 @@
+// fsck: reads everything, changes nothing. Every merged entry decodes and
+// matches its size and SHA-256 (every object header on the way is parsed and
+// sanity-checked by the pack); every part of every unmerged entry is there
+// with its size; every dedup row names a chunk with that SHA-256.
+#include "core/store/StoreInternal.h"
+
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+#include "core/util/File.h"
+
+#include <filesystem>
+#include <cstring>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace cs::store {
+
+std::vector<FsckProblem> Store::fsck(Job& job)
+{
+    std::vector<FsckProblem> problems;
+    std::vector<EntryRow> entries;
+    {
+        auto lock = d->catalog->lock();
+        auto q = d->catalog->prepare(std::string("SELECT ") + kEntryColumns + " FROM entries ORDER BY id");
+        while (q.step())
+            entries.push_back(rowFrom(q));
+    }
+    d->pack->reload();
+    uint64_t totalBytes = 0;
+    for (const auto& e : entries)
+        totalBytes += e.state == EntryState::Uploading ? 0 : e.size;
+    uint64_t doneBytes = 0;
+    // Entries sharing one root (synthetic ones) are decoded once.
+    std::set<std::pair<uint64_t, std::string>> goodRoots;
+    std::vector<char> buf;
+    for (const auto& e : entries) {
+        job.checkCancel();
+        job.setStepProgress(doneBytes, std::max<uint64_t>(totalBytes, 1));
+        if (e.state == EntryState::Merged) {
+            if (goodRoots.count({e.rootOffset, e.sha256}))
+                continue;
+            try {
+                std::vector<pack::ChildRef> chunks = d->chunkList(e.rootOffset);
+                Sha256 sha;
+                uint64_t size = 0;
+                for (const auto& c : chunks) {
+                    job.checkCancel();
+                    try {
+                        buf.resize(c.logicalSize);
+                        pack::ObjectHeader h;
+                        d->pack->readChunkInto(c.offset, buf.data(), buf.size(), &h);
+                        if (Sha256::of(buf.data(), buf.size()) != h.sha256)
+                            failAt(d->pack->dir(), c.offset, "chunk does not match the SHA-256 in its header");
+                        sha.update(buf.data(), buf.size());
+                        size += c.logicalSize;
+                    } catch (const Cancelled&) {
+                        throw;
+                    } catch (const std::exception& ex) {
+                        throw Error(std::string("chunk at pack offset ") + std::to_string(c.offset) + ": " + ex.what());
+                    }
+                    job.setStepProgress(doneBytes + size, std::max<uint64_t>(totalBytes, 1));
+                }
+                if (size != e.size)
+                    problems.push_back({e.id, e.key, e.rootOffset, "entry decodes to " + std::to_string(size)
+                                                                       + " bytes, the catalog says " + std::to_string(e.size)});
+                else if (hexOf(sha.finish()) != e.sha256)
+                    problems.push_back({e.id, e.key, e.rootOffset, "entry does not match its SHA-256 " + e.sha256});
+                else
+                    goodRoots.insert({e.rootOffset, e.sha256});
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const std::exception& ex) {
+                problems.push_back({e.id, e.key, e.rootOffset, ex.what()});
+            }
+        } else if (e.state == EntryState::Unmerged) {
+            const auto parts = d->partRows(e.id);
+            if (parts.size() != e.partCount)
+                problems.push_back({e.id, e.key, std::nullopt, "the catalog lists " + std::to_string(parts.size())
+                                                                   + " parts, the entry says " + std::to_string(e.partCount)});
+            for (const auto& p : parts) {
+                const std::string path = d->partPath(e.id, p.index);
+                std::error_code ec;
+                const auto size = fs::file_size(path, ec);
+                if (ec)
+                    problems.push_back({e.id, e.key, p.index, path + ": part " + std::to_string(p.index) + " is missing"});
+                else if (size != p.size)
+                    problems.push_back({e.id, e.key, p.index, path + ": part " + std::to_string(p.index) + " has "
+                                                                  + std::to_string(size) + " bytes, expected "
+                                                                  + std::to_string(p.size)});
+            }
+        }
+        if (e.state != EntryState::Uploading)
+            doneBytes += e.size;
+    }
+    // The dedup index: a wrong row would make later merges reference the wrong bytes.
+    {
+        std::vector<std::tuple<std::string, uint64_t, uint64_t>> rows;
+        {
+            auto lock = d->catalog->lock();
+            auto q = d->catalog->prepare("SELECT sha256, offset, raw_size FROM chunks ORDER BY offset");
+            while (q.step())
+                rows.emplace_back(q.blob(0), uint64_t(q.i64(1)), uint64_t(q.i64(2)));
+        }
+        for (const auto& [sha, offset, raw] : rows) {
+            job.checkCancel();
+            try {
+                const pack::ObjectHeader h = d->pack->readHeader(offset);
+                if (h.kind != pack::ObjectKind::Chunk)
+                    problems.push_back({0, {}, offset, "dedup index row points at a node, not a chunk"});
+                else if (sha.size() != 32 || std::memcmp(sha.data(), h.sha256.data(), 32) != 0 || h.rawSize != raw)
+                    problems.push_back({0, {}, offset, "dedup index row does not match the chunk header at its offset"});
+            } catch (const std::exception& ex) {
+                problems.push_back({0, {}, offset, std::string("dedup index row: ") + ex.what()});
+            }
+        }
+    }
+    job.setStepProgress(1.0);
+    return problems;
+}
+
+} // namespace cs::store

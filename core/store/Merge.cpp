@@ -1,0 +1,333 @@
+// Merge: parts -> content-defined chunks -> deduplicated pack objects -> a
+// root node, then one transaction switches the entry to merged; only then
+// are the parts deleted. See the GC contract in Store.h for the epoch rule.
+#include "core/store/Chunker.h"
+#include "core/store/StoreInternal.h"
+#include "core/store/TaskPool.h"
+
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+#include "core/util/File.h"
+
+#include <map>
+
+namespace cs::store {
+
+namespace {
+
+struct DigestLess {
+    bool operator()(const Digest& a, const Digest& b) const { return a < b; }
+};
+
+struct NewChunk {
+    Digest sha{};
+    uint64_t offset = 0;
+    uint32_t rawSize = 0;
+    uint64_t storedSize = 0;
+};
+
+// The state of one merge attempt shared with its chunk tasks.
+struct MergeAttempt {
+    Store::Impl& d;
+    int level;
+    std::mutex mutex;
+    std::map<Digest, std::optional<uint64_t>, DigestLess> offsets;  // sha -> offset once known
+    std::vector<std::pair<Digest, uint32_t>> order;                  // the entry's chunks in order
+    std::vector<NewChunk> appended;
+    uint64_t appendedBytes = 0;
+    std::exception_ptr error;
+    TaskGroup group;
+
+    MergeAttempt(Store::Impl& impl, int lvl) : d(impl), level(lvl) {}
+
+    std::optional<uint64_t> lookupChunk(const Digest& sha)
+    {
+        auto lock = d.catalog->lock();
+        auto q = d.catalog->prepare("SELECT c.offset FROM chunks c, gc_state g WHERE c.sha256=?1 AND g.id=1 "
+                                    "AND (g.running=0 OR c.offset>=g.split)");
+        q.bindBlob(1, sha.data(), sha.size());
+        if (!q.step())
+            return std::nullopt;
+        return uint64_t(q.i64(0));
+    }
+
+    // Runs on a pool thread.
+    void process(size_t seq, std::string data)
+    {
+        const uint64_t bytes = data.size();
+        try {
+            const Digest sha = Sha256::of(data.data(), data.size());
+            bool claimed = false;
+            {
+                std::lock_guard g(mutex);
+                order[seq] = {sha, uint32_t(data.size())};
+                if (!offsets.count(sha)) {
+                    offsets[sha] = std::nullopt;
+                    claimed = true;
+                }
+            }
+            if (claimed && !error) {
+                std::optional<uint64_t> off = lookupChunk(sha);
+                if (!off) {
+                    const std::string frame = pack::compressChunkFrame(data.data(), data.size(), level);
+                    const std::string object = pack::encodeChunk(sha, uint32_t(data.size()), frame);
+                    off = d.pack->append(object);
+                    std::lock_guard g(mutex);
+                    appended.push_back({sha, *off, uint32_t(data.size()), object.size()});
+                    appendedBytes += object.size();
+                }
+                std::lock_guard g(mutex);
+                offsets[sha] = off;
+            }
+        } catch (...) {
+            std::lock_guard g(mutex);
+            if (!error)
+                error = std::current_exception();
+        }
+        group.finish(bytes);
+    }
+};
+
+} // namespace
+
+MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes)
+{
+    MergeResult result;
+    result.entryId = e.id;
+    result.key = e.key;
+    result.bytes = e.size;
+    const auto parts = partRows(e.id);
+    if (parts.size() != e.partCount)
+        throw Error(dir + ": entry '" + e.key + "' lists " + std::to_string(parts.size()) + " parts, expected "
+                    + std::to_string(e.partCount));
+    const uint64_t maxInFlight = uint64_t(threads()) * (1u << 20) + (1u << 20);
+
+    for (int attempt = 0;; ++attempt) {
+        if (attempt > 8)
+            throw Error(dir + ": entry '" + e.key + "': merge was redone 8 times because GC kept starting; try again later");
+        int64_t epoch0 = 0;
+        {
+            auto lock = catalog->lock();
+            auto q = catalog->prepare("SELECT epoch FROM gc_state WHERE id=1");
+            if (q.step())
+                epoch0 = q.i64(0);
+        }
+        const Sink* sink = attempt == 0 ? tee : nullptr;
+        MergeAttempt m(*this, options.compressionLevel);
+        Chunker chunker;
+        std::string current;
+        size_t seq = 0;
+        auto submit = [&] {
+            m.group.waitBelow(maxInFlight);
+            {
+                std::lock_guard g(m.mutex);
+                m.order.emplace_back();
+            }
+            const size_t s = seq++;
+            m.group.add(current.size());
+            TaskPool::shared().submit([&m, s, data = std::move(current)]() mutable { m.process(s, std::move(data)); });
+            current = std::string();
+        };
+        Sha256 whole;
+        uint64_t total = 0;
+        const size_t blockSize = 256u << 10;
+        std::vector<uint8_t> block(blockSize);
+        try {
+            for (const auto& p : parts) {
+                File f = File::openRead(partPath(e.id, p.index));
+                if (f.size() != p.size)
+                    fail(f.path(), "part has " + std::to_string(f.size()) + " bytes, the catalog says "
+                                       + std::to_string(p.size));
+                uint64_t pos = 0;
+                while (pos < p.size) {
+                    job.checkCancel();
+                    {
+                        std::lock_guard g(m.mutex);
+                        if (m.error)
+                            std::rethrow_exception(m.error);
+                    }
+                    const size_t want = size_t(std::min<uint64_t>(blockSize, p.size - pos));
+                    f.readAt(block.data(), want, pos);
+                    pos += want;
+                    whole.update(block.data(), want);
+                    if (sink) {
+                        (*sink)(block.data(), want);
+                        if (teeBytes)
+                            *teeBytes += want;
+                    }
+                    size_t used = 0;
+                    while (used < want) {
+                        bool cut = false;
+                        const size_t n = chunker.feed(block.data() + used, want - used, cut);
+                        if (current.capacity() == 0)
+                            current.reserve(chunker.params().avgSize);
+                        current.append(reinterpret_cast<const char*>(block.data() + used), n);
+                        used += n;
+                        if (cut)
+                            submit();
+                    }
+                    total += want;
+                    job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
+                }
+            }
+            if (!current.empty())
+                submit();
+        } catch (...) {
+            m.group.waitAll();
+            throw;
+        }
+        m.group.waitAll();
+        if (m.error)
+            std::rethrow_exception(m.error);
+        if (total != e.size || hexOf(whole.finish()) != e.sha256)
+            fail(partsDir(e.id), "the parts of entry '" + e.key + "' no longer match the size and SHA-256 recorded at commit");
+
+        std::vector<pack::ChildRef> refs;
+        refs.reserve(m.order.size());
+        for (const auto& [sha, size] : m.order)
+            refs.push_back({*m.offsets.at(sha), size});
+        uint64_t appended = m.appendedBytes;
+        const uint64_t root = writeTree(*pack, refs, appended);
+        pack->sync();
+        job.checkCancel();
+        if (options.beforeMergeCommit)
+            options.beforeMergeCommit(e.id);
+
+        Transaction tx(*catalog, Transaction::Immediate);
+        {
+            auto q = catalog->prepare("SELECT epoch FROM gc_state WHERE id=1");
+            if (q.step() && q.i64(0) != epoch0) {
+                // A GC started after we began: objects we reused or appended may
+                // lie below its split and be missing from its roots. Redo.
+                result.redone++;
+                continue;   // the transaction rolls back
+            }
+        }
+        auto st = catalog->prepare("SELECT state FROM entries WHERE id=?1");
+        st.bind(1, e.id);
+        if (!st.step())
+            throw Error(dir + ": entry '" + e.key + "' was removed while it was being merged");
+        const std::string state = st.text(0);
+        if (state == "merged") {
+            result.merged = false;
+            result.rootOffset = entry(e.id)->rootOffset;
+            return result;
+        }
+        if (state != "unmerged")
+            throw Error(dir + ": entry '" + e.key + "' is " + state + ", it cannot be merged");
+        catalog->prepare("UPDATE entries SET state='merged', root_offset=?2 WHERE id=?1").bind(1, e.id).bind(2, root).run();
+        auto ins = catalog->prepare(
+            "INSERT INTO chunks(sha256, offset, raw_size, stored_size) VALUES(?1, ?2, ?3, ?4) "
+            "ON CONFLICT(sha256) DO UPDATE SET offset=excluded.offset, stored_size=excluded.stored_size "
+            "WHERE (SELECT running FROM gc_state WHERE id=1)=1 "
+            "AND chunks.offset < (SELECT split FROM gc_state WHERE id=1) "
+            "AND excluded.offset >= (SELECT split FROM gc_state WHERE id=1)");
+        for (const auto& c : m.appended) {
+            ins.reset();
+            ins.bindBlob(1, c.sha.data(), c.sha.size()).bind(2, c.offset).bind(3, c.rawSize).bind(4, c.storedSize).run();
+        }
+        tx.commit();
+        removeParts(e.id);
+        result.merged = true;
+        result.chunks = refs.size();
+        result.newChunks = m.appended.size();
+        result.appendedBytes = appended;
+        result.rootOffset = root;
+        return result;
+    }
+}
+
+MergeResult Store::merge(int64_t id, Job& job)
+{
+    auto e = d->entry(id);
+    if (!e)
+        throw Error(d->dir + ": entry " + std::to_string(id) + " does not exist");
+    if (e->state == EntryState::Merged) {
+        MergeResult r;
+        r.entryId = id;
+        r.key = e->key;
+        r.bytes = e->size;
+        r.rootOffset = e->rootOffset;
+        return r;
+    }
+    if (e->state != EntryState::Unmerged)
+        throw Error(d->dir + ": entry '" + e->key + "' is still uploading; commit it first");
+    // Share an in-flight merge of the same entry in this process.
+    std::shared_ptr<InFlightMerge> flight;
+    bool mine = false;
+    {
+        std::lock_guard g(d->inflightMutex);
+        auto& slot = d->inflight[id];
+        if (!slot) {
+            slot = std::make_shared<InFlightMerge>();
+            mine = true;
+        }
+        flight = slot;
+    }
+    if (!mine) {
+        std::unique_lock lock(flight->mutex);
+        flight->done.wait(lock, [&] { return flight->finished; });
+        if (!flight->ok)
+            throw Error(flight->error);
+        MergeResult r;
+        r.entryId = id;
+        r.key = e->key;
+        r.bytes = e->size;
+        r.rootOffset = d->entry(id).value_or(EntryRow{}).rootOffset;
+        return r;
+    }
+    auto finishFlight = [&](bool ok, const std::string& err) {
+        {
+            std::lock_guard g(d->inflightMutex);
+            d->inflight.erase(id);
+        }
+        std::lock_guard lock(flight->mutex);
+        flight->finished = true;
+        flight->ok = ok;
+        flight->error = err;
+        flight->done.notify_all();
+    };
+    try {
+        MergeResult r = d->mergeEntry(*e, job, nullptr, nullptr);
+        finishFlight(true, {});
+        return r;
+    } catch (const std::exception& ex) {
+        finishFlight(false, ex.what());
+        throw;
+    }
+}
+
+std::vector<MergeResult> Store::mergeAll(Job& job)
+{
+    std::vector<std::pair<int64_t, uint64_t>> ids;
+    uint64_t totalBytes = 0;
+    {
+        auto lock = d->catalog->lock();
+        auto q = d->catalog->prepare("SELECT id, size FROM entries WHERE state='unmerged' ORDER BY id");
+        while (q.step()) {
+            ids.emplace_back(q.i64(0), uint64_t(q.i64(1)));
+            totalBytes += uint64_t(q.i64(1));
+        }
+    }
+    std::vector<MergeResult> results;
+    uint64_t done = 0;
+    for (const auto& [id, size] : ids) {
+        job.checkCancel();
+        // Progress of the whole run through a nested job that forwards (and
+        // passes a cancel down).
+        Job sub;
+        const double total = double(std::max<uint64_t>(totalBytes, 1));
+        sub.setListener([&job, &sub, base = double(done), size = double(size), total](const JobStatus& s) {
+            job.setStepProgress((base + s.stepFraction * size) / total);
+            if (job.isCancelled())
+                sub.cancel();
+        });
+        sub.start();
+        results.push_back(merge(id, sub));
+        done += size;
+        job.setStepProgress(done, std::max<uint64_t>(totalBytes, 1));
+    }
+    return results;
+}
+
+} // namespace cs::store

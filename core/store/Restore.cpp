@@ -1,0 +1,276 @@
+// Restore: merged entries decode their chunks in parallel (pool threads,
+// a bounded window per restore) into their output positions while the
+// calling thread hashes them in order; the first restore of an unmerged
+// entry streams its parts and merges them in the same pass.
+#include "core/store/StoreInternal.h"
+#include "core/store/TaskPool.h"
+
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+#include "core/util/File.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace cs::store {
+
+namespace {
+
+std::atomic<uint64_t> tempCounter{0};
+
+void touch(Catalog& catalog, int64_t id)
+{
+    Transaction tx(catalog, Transaction::Immediate);
+    catalog.prepare("UPDATE entries SET last_access=?2 WHERE id=?1").bind(1, id).bind(2, nowSeconds()).run();
+    tx.commit();
+}
+
+struct DecodeWindow {
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::vector<std::string> buffers;
+    std::vector<char> done;      // per slot: the chunk in it is decoded
+    std::exception_ptr error;
+    TaskGroup group;
+};
+
+} // namespace
+
+void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uint64_t skip, Job& job)
+{
+    const std::vector<pack::ChildRef> chunks = chunkList(e.rootOffset);
+    std::vector<uint64_t> positions(chunks.size());
+    uint64_t total = 0;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+        positions[i] = total;
+        total += chunks[i].logicalSize;
+    }
+    if (total != e.size)
+        failAt(pack->dir(), e.rootOffset, "the root of entry '" + e.key + "' holds " + std::to_string(total)
+                                              + " bytes, the catalog says " + std::to_string(e.size));
+    const size_t window = size_t(std::max(2, threads() + 1));
+    DecodeWindow w;
+    w.buffers.resize(window);
+    w.done.assign(window, 0);
+    Sha256 sha;
+    size_t nextSubmit = 0;
+    auto submit = [&](size_t i) {
+        const size_t slot = i % window;
+        w.done[slot] = 0;
+        w.group.add(1);
+        TaskPool::shared().submit([this, &w, &chunks, &positions, i, slot, fd] {
+            try {
+                std::string& buf = w.buffers[slot];
+                buf.resize(chunks[i].logicalSize);
+                const uint32_t n = pack->readChunkInto(chunks[i].offset, buf.data(), buf.size());
+                if (n != chunks[i].logicalSize)
+                    failAt(pack->dir(), chunks[i].offset, "chunk holds " + std::to_string(n) + " bytes, its node says "
+                                                              + std::to_string(chunks[i].logicalSize));
+                if (fd >= 0) {
+                    const char* p = buf.data();
+                    size_t left = buf.size();
+                    uint64_t at = positions[i];
+                    while (left > 0) {
+                        const ssize_t k = ::pwrite(fd, p, left, off_t(at));
+                        if (k < 0) {
+                            if (errno == EINTR)
+                                continue;
+                            failErrno("restore output", "write failed");
+                        }
+                        p += k;
+                        left -= size_t(k);
+                        at += uint64_t(k);
+                    }
+                }
+            } catch (...) {
+                std::lock_guard g(w.mutex);
+                if (!w.error)
+                    w.error = std::current_exception();
+            }
+            {
+                std::lock_guard g(w.mutex);
+                w.done[slot] = 1;
+                w.cv.notify_all();
+            }
+            w.group.finish(1);
+        });
+    };
+    try {
+        uint64_t hashed = 0;
+        for (size_t i = 0; i < chunks.size(); ++i) {
+            while (nextSubmit < chunks.size() && nextSubmit < i + window)
+                submit(nextSubmit++);
+            const size_t slot = i % window;
+            {
+                std::unique_lock lock(w.mutex);
+                w.cv.wait(lock, [&] { return w.done[slot] != 0; });
+                if (w.error)
+                    std::rethrow_exception(w.error);
+            }
+            const std::string& buf = w.buffers[slot];
+            sha.update(buf.data(), buf.size());
+            if (sink && hashed + buf.size() > skip) {
+                const uint64_t from = skip > hashed ? skip - hashed : 0;
+                (*sink)(buf.data() + from, buf.size() - from);
+            }
+            hashed += buf.size();
+            job.checkCancel();
+            job.setStepProgress(hashed, std::max<uint64_t>(total, 1));
+        }
+    } catch (...) {
+        w.group.waitAll();
+        throw;
+    }
+    w.group.waitAll();
+    if (hexOf(sha.finish()) != e.sha256)
+        fail(pack->dir(), "restored bytes of entry '" + e.key + "' do not match its SHA-256 " + e.sha256
+                              + " (run 'cachescope-cli store fsck')");
+}
+
+namespace {
+
+// Streams an entry: merged -> parallel decode; unmerged -> stream the parts
+// while merging (or wait for a merge already running in this process).
+RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink* sink, Job& job)
+{
+    RestoreResult r;
+    r.entry = e0;
+    r.bytes = e0.size;
+    if (e0.state == EntryState::Uploading)
+        throw Error(d.dir + ": entry '" + e0.key + "' is still uploading");
+    touch(*d.catalog, e0.id);
+    if (e0.state == EntryState::Merged) {
+        d.restoreMerged(e0, fd, fd >= 0 ? nullptr : sink, 0, job);
+        return r;
+    }
+    std::shared_ptr<InFlightMerge> flight;
+    bool mine = false;
+    {
+        std::lock_guard g(d.inflightMutex);
+        auto& slot = d.inflight[e0.id];
+        if (!slot) {
+            slot = std::make_shared<InFlightMerge>();
+            mine = true;
+        }
+        flight = slot;
+    }
+    if (!mine) {
+        r.waitedForMerge = true;
+        {
+            std::unique_lock lock(flight->mutex);
+            flight->done.wait(lock, [&] { return flight->finished; });
+        }
+        auto e = d.entry(e0.id);
+        if (!e)
+            throw Error(d.dir + ": entry '" + e0.key + "' was removed during the restore");
+        if (e->state != EntryState::Merged)
+            throw Error(d.dir + ": entry '" + e0.key + "' could not be merged: " + flight->error);
+        d.restoreMerged(*e, fd, fd >= 0 ? nullptr : sink, 0, job);
+        return r;
+    }
+    auto finishFlight = [&](bool ok, const std::string& err) {
+        {
+            std::lock_guard g(d.inflightMutex);
+            d.inflight.erase(e0.id);
+        }
+        std::lock_guard lock(flight->mutex);
+        flight->finished = true;
+        flight->ok = ok;
+        flight->error = err;
+        flight->done.notify_all();
+    };
+    uint64_t streamed = 0;
+    // Sequential output: parts arrive in order.
+    uint64_t filePos = 0;
+    Sink fileSink = [&](const void* data, size_t size) {
+        const char* p = static_cast<const char*>(data);
+        while (size > 0) {
+            const ssize_t k = ::pwrite(fd, p, size, off_t(filePos));
+            if (k < 0) {
+                if (errno == EINTR)
+                    continue;
+                failErrno("restore output", "write failed");
+            }
+            p += k;
+            size -= size_t(k);
+            filePos += uint64_t(k);
+        }
+    };
+    const Sink* out = fd >= 0 ? &fileSink : sink;
+    try {
+        const MergeResult m = d.mergeEntry(e0, job, out, &streamed);
+        r.mergedNow = m.merged;
+        finishFlight(true, {});
+        return r;
+    } catch (const Cancelled&) {
+        finishFlight(false, "cancelled");
+        throw;
+    } catch (const std::exception& ex) {
+        finishFlight(false, ex.what());
+        // Another process may have merged it and deleted the parts under us:
+        // continue from the pack where the stream stopped.
+        auto e = d.entry(e0.id);
+        if (!e || e->state != EntryState::Merged || e->sha256 != e0.sha256)
+            throw;
+        d.restoreMerged(*e, -1, out, streamed, job);
+        return r;
+    }
+}
+
+} // namespace
+
+RestoreResult Store::restoreEntry(int64_t id, const Sink& sink, Job& job)
+{
+    auto e = d->entry(id);
+    if (!e)
+        throw Error(d->dir + ": entry " + std::to_string(id) + " does not exist");
+    return streamEntry(*d, *e, -1, &sink, job);
+}
+
+RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, Job& job)
+{
+    auto e = d->entry(id);
+    if (!e)
+        throw Error(d->dir + ": entry " + std::to_string(id) + " does not exist");
+    if (!isRegularOrMissing(outPath)) {
+        // A device or pipe (/dev/null, a FIFO): write in order, straight into it.
+        File out = File::openReadWrite(outPath);
+        Sink sink = [&](const void* data, size_t size) { out.writeAll(data, size); };
+        return streamEntry(*d, *e, -1, &sink, job);
+    }
+    const fs::path target(outPath);
+    const std::string tmp = outPath + ".cachescope-tmp." + std::to_string(::getpid()) + "."
+                            + std::to_string(tempCounter++);
+    try {
+        File out = File::create(tmp);
+        RestoreResult r = streamEntry(*d, *e, out.fd(), nullptr, job);
+        out.truncate(e->size);
+        out.close();
+        if (::rename(tmp.c_str(), outPath.c_str()) != 0)
+            failErrno(outPath, "cannot move the restored file into place");
+        return r;
+    } catch (...) {
+        std::error_code ec;
+        fs::remove(tmp, ec);
+        throw;
+    }
+}
+
+RestoreResult Store::restoreToFile(const RestoreRequest& request, const std::string& outPath, Job& job)
+{
+    const auto match = lookup(request);
+    if (!match)
+        throw Error(d->dir + ": no entry matches key '" + request.key + "'"
+                    + (request.restoreKeys.empty() ? "" : " or its restore keys") + " in version '" + request.version
+                    + "' and scope '" + request.scope + "'");
+    RestoreResult r = restoreEntryToFile(match->first.id, outPath, job);
+    r.matchedBy = match->second;
+    return r;
+}
+
+} // namespace cs::store

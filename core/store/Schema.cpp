@@ -1,0 +1,147 @@
+// The catalog schema and its ordered migrations. meta('schema_version') holds
+// the number of migrations applied; each migration runs once, in order, in
+// the same transaction as the version bump. Never edit a shipped migration:
+// append a new one.
+#include "core/store/Catalog.h"
+
+#include "core/util/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace cs::store {
+
+namespace {
+
+const std::vector<const char*>& migrations()
+{
+    static const std::vector<const char*> list = {
+        // 1: entries, parts, dedup index, GC state and history, benchmark runs.
+        R"SQL(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE entries(
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    version TEXT NOT NULL DEFAULT '',
+    scope TEXT NOT NULL DEFAULT '',
+    size INTEGER NOT NULL DEFAULT 0,
+    sha256 TEXT NOT NULL DEFAULT '',
+    state TEXT NOT NULL CHECK(state IN ('uploading','unmerged','merged')),
+    root_offset INTEGER,
+    part_count INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    last_access REAL,
+    committed REAL,
+    synthetic INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX entries_lookup ON entries(version, scope, key, created);
+CREATE UNIQUE INDEX entries_committed_unique ON entries(key, version, scope) WHERE state <> 'uploading';
+CREATE INDEX entries_key ON entries(key);
+CREATE INDEX entries_version ON entries(version);
+CREATE INDEX entries_scope ON entries(scope);
+CREATE INDEX entries_size ON entries(size);
+CREATE INDEX entries_state ON entries(state);
+CREATE INDEX entries_parts ON entries(part_count);
+CREATE INDEX entries_created ON entries(created);
+CREATE INDEX entries_last_access ON entries(last_access);
+CREATE INDEX entries_lru ON entries(coalesce(last_access, created));
+CREATE INDEX entries_root ON entries(root_offset) WHERE root_offset IS NOT NULL;
+CREATE TABLE parts(
+    entry_id INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    PRIMARY KEY(entry_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE chunks(
+    sha256 BLOB PRIMARY KEY,
+    offset INTEGER NOT NULL,
+    raw_size INTEGER NOT NULL,
+    stored_size INTEGER NOT NULL
+);
+CREATE INDEX chunks_offset ON chunks(offset);
+CREATE TABLE gc_state(
+    id INTEGER PRIMARY KEY CHECK(id = 1),
+    epoch INTEGER NOT NULL DEFAULT 0,
+    running INTEGER NOT NULL DEFAULT 0,
+    split INTEGER NOT NULL DEFAULT 0,
+    started REAL
+);
+INSERT INTO gc_state(id, epoch, running, split, started) VALUES(1, 0, 0, 0, NULL);
+CREATE TABLE gc_runs(
+    id INTEGER PRIMARY KEY,
+    started REAL,
+    finished REAL,
+    generation INTEGER,
+    dry_run INTEGER,
+    status TEXT,
+    stats_json TEXT
+);
+CREATE TABLE bench_runs(
+    id INTEGER PRIMARY KEY,
+    scenario TEXT,
+    params_json TEXT,
+    started REAL,
+    finished REAL,
+    version TEXT,
+    machine TEXT,
+    status TEXT,
+    result_json TEXT
+);
+CREATE TABLE bench_samples(
+    run_id INTEGER,
+    t REAL,
+    series TEXT,
+    value REAL
+);
+CREATE INDEX bench_samples_run ON bench_samples(run_id);
+)SQL",
+    };
+    return list;
+}
+
+int readVersion(Catalog& catalog)
+{
+    auto exists = catalog.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+    exists.step();
+    if (exists.i64(0) == 0)
+        return 0;
+    auto q = catalog.prepare("SELECT value FROM meta WHERE key='schema_version'");
+    if (!q.step())
+        return 0;
+    return std::stoi(q.text(0));
+}
+
+} // namespace
+
+int latestSchemaVersion() { return int(migrations().size()); }
+
+int schemaVersionOf(Catalog& catalog)
+{
+    auto lock = catalog.lock();
+    return readVersion(catalog);
+}
+
+int migrateSchema(Catalog& catalog)
+{
+    Transaction tx(catalog, Transaction::Immediate);
+    const int current = readVersion(catalog);
+    const int latest = latestSchemaVersion();
+    if (current > latest)
+        fail(catalog.path(), "catalog schema version " + std::to_string(current)
+                                 + " is newer than this cachescope understands (" + std::to_string(latest) + ")");
+    if (current == latest) {
+        tx.commit();
+        return current;
+    }
+    for (int v = current; v < latest; ++v)
+        catalog.exec(migrations()[size_t(v)]);
+    catalog.prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
+                    "ON CONFLICT(key) DO UPDATE SET value=excluded.value")
+        .bindText(1, std::to_string(latest))
+        .run();
+    catalog.prepare("INSERT OR IGNORE INTO meta(key, value) VALUES('format', 'cachescope-store 1')").run();
+    tx.commit();
+    return latest;
+}
+
+} // namespace cs::store

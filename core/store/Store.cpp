@@ -1,0 +1,290 @@
+// Opening a store, entry rows, lookup (Actions cache semantics) and the
+// object tree of an entry.
+#include "core/store/StoreInternal.h"
+
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+
+#include <filesystem>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace cs::store {
+
+const char* entryStateName(EntryState s)
+{
+    switch (s) {
+    case EntryState::Uploading: return "uploading";
+    case EntryState::Unmerged: return "unmerged";
+    case EntryState::Merged: return "merged";
+    }
+    return "?";
+}
+
+std::optional<EntryState> parseEntryState(const std::string& name)
+{
+    if (name == "uploading") return EntryState::Uploading;
+    if (name == "unmerged") return EntryState::Unmerged;
+    if (name == "merged") return EntryState::Merged;
+    return std::nullopt;
+}
+
+void checkKey(const std::string& key, const char* what)
+{
+    if (key.size() > kMaxKeyBytes)
+        throw Error(std::string("the ") + what + " is " + std::to_string(key.size()) + " bytes long, more than the "
+                    + std::to_string(kMaxKeyBytes) + "-byte limit");
+}
+
+std::string hexOf(const Digest& d) { return Sha256::hex(d); }
+
+bool isRegularOrMissing(const std::string& path)
+{
+    std::error_code ec;
+    const auto st = fs::status(path, ec);
+    return ec || !fs::exists(st) || fs::is_regular_file(st);
+}
+
+EntryRow rowFrom(const Statement& s, int c)
+{
+    EntryRow r;
+    r.id = s.i64(c + 0);
+    r.key = s.text(c + 1);
+    r.version = s.text(c + 2);
+    r.scope = s.text(c + 3);
+    r.size = uint64_t(s.i64(c + 4));
+    r.sha256 = s.text(c + 5);
+    r.state = parseEntryState(s.text(c + 6)).value_or(EntryState::Uploading);
+    r.rootOffset = s.isNull(c + 7) ? 0 : uint64_t(s.i64(c + 7));
+    r.partCount = uint32_t(s.i64(c + 8));
+    r.created = s.real(c + 9);
+    r.lastAccess = s.isNull(c + 10) ? 0 : s.real(c + 10);
+    r.synthetic = s.i64(c + 11) != 0;
+    return r;
+}
+
+int Store::Impl::threads() const
+{
+    if (options.threads > 0)
+        return options.threads;
+    const unsigned n = std::thread::hardware_concurrency();
+    return n ? int(n) : 2;
+}
+
+void Store::Impl::removeParts(int64_t id) const
+{
+    std::error_code ec;
+    fs::remove_all(partsDir(id), ec);
+}
+
+std::optional<EntryRow> Store::Impl::entry(int64_t id) const
+{
+    auto lock = catalog->lock();
+    auto q = catalog->prepare(std::string("SELECT ") + kEntryColumns + " FROM entries WHERE id=?1");
+    q.bind(1, id);
+    if (!q.step())
+        return std::nullopt;
+    return rowFrom(q);
+}
+
+std::vector<PartInfo> Store::Impl::partRows(int64_t id) const
+{
+    auto lock = catalog->lock();
+    auto q = catalog->prepare("SELECT idx, size FROM parts WHERE entry_id=?1 ORDER BY idx");
+    q.bind(1, id);
+    std::vector<PartInfo> parts;
+    while (q.step())
+        parts.push_back({uint32_t(q.i64(0)), uint64_t(q.i64(1)), false});
+    return parts;
+}
+
+std::vector<pack::ChildRef> Store::Impl::chunkList(uint64_t root, std::vector<ObjectInfo>* objects) const
+{
+    std::vector<pack::ChildRef> chunks;
+    uint64_t position = 0;
+    // Depth-first in entry order; every child offset is below its parent's,
+    // so a corrupt tree cannot loop.
+    struct Frame { uint64_t offset; int depth; };
+    std::vector<Frame> stack{{root, 0}};
+    while (!stack.empty()) {
+        const Frame f = stack.back();
+        stack.pop_back();
+        const pack::ObjectHeader h = pack->readHeader(f.offset);
+        if (h.kind == pack::ObjectKind::Chunk) {
+            if (objects) {
+                ObjectInfo o;
+                o.kind = ObjectInfo::Chunk;
+                o.offset = f.offset;
+                o.storedBytes = h.totalBytes;
+                o.logicalSize = h.rawSize;
+                o.position = position;
+                o.depth = f.depth;
+                o.sha256 = hexOf(h.sha256);
+                objects->push_back(o);
+            }
+            chunks.push_back({f.offset, h.rawSize});
+            position += h.rawSize;
+            continue;
+        }
+        if (objects) {
+            ObjectInfo o;
+            o.kind = ObjectInfo::Node;
+            o.offset = f.offset;
+            o.storedBytes = h.totalBytes;
+            o.logicalSize = h.logicalSize;
+            o.position = position;
+            o.depth = f.depth;
+            o.children = uint32_t(h.children.size());
+            objects->push_back(o);
+        }
+        for (auto it = h.children.rbegin(); it != h.children.rend(); ++it)
+            stack.push_back({it->offset, f.depth + 1});
+    }
+    return chunks;
+}
+
+uint64_t writeTree(pack::Pack& pack, const std::vector<pack::ChildRef>& chunks, uint64_t& appended)
+{
+    // Every entry has a node root, even with 0 or 1 chunks.
+    if (chunks.empty()) {
+        const std::string node = pack::encodeNode({});
+        appended += node.size();
+        return pack.append(node);
+    }
+    std::vector<pack::ChildRef> level = chunks;
+    for (;;) {
+        std::vector<std::string> nodes;
+        std::vector<uint64_t> sizes;
+        for (size_t i = 0; i < level.size(); i += pack::kMaxNodeChildren) {
+            const size_t end = std::min(level.size(), i + pack::kMaxNodeChildren);
+            std::vector<pack::ChildRef> children(level.begin() + long(i), level.begin() + long(end));
+            uint64_t logical = 0;
+            for (const auto& c : children)
+                logical += c.logicalSize;
+            nodes.push_back(pack::encodeNode(children));
+            sizes.push_back(logical);
+        }
+        // The children were appended before: every edge points backwards.
+        const auto offsets = pack.appendAll(nodes);
+        std::vector<pack::ChildRef> next;
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            appended += nodes[i].size();
+            next.push_back({offsets[i], sizes[i]});
+        }
+        if (next.size() == 1)
+            return next.front().offset;
+        level = std::move(next);
+    }
+}
+
+Store::Store(std::unique_ptr<Impl> impl) : d(std::move(impl)) {}
+Store::~Store() = default;
+
+bool Store::isStore(const std::string& dir)
+{
+    std::error_code ec;
+    return fs::is_regular_file(dir + "/catalog.db", ec) && fs::is_directory(dir + "/pack", ec);
+}
+
+std::unique_ptr<Store> Store::init(const std::string& dir, StoreOptions options)
+{
+    std::error_code ec;
+    fs::create_directories(dir + "/parts", ec);
+    if (ec)
+        fail(dir, "cannot create the store folder: " + ec.message());
+    auto impl = std::make_unique<Impl>();
+    impl->dir = dir;
+    impl->options = std::move(options);
+    impl->catalog = std::make_unique<Catalog>(dir + "/catalog.db", true);
+    migrateSchema(*impl->catalog);
+    impl->pack = pack::Pack::open(dir + "/pack", true);
+    return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(dir + "/catalog.db", ec))
+        fail(dir, "not a cachescope store (no catalog.db; create one with 'cachescope-cli store init')");
+    auto impl = std::make_unique<Impl>();
+    impl->dir = dir;
+    impl->options = std::move(options);
+    impl->catalog = std::make_unique<Catalog>(dir + "/catalog.db", false);
+    migrateSchema(*impl->catalog);
+    fs::create_directories(dir + "/parts", ec);
+    impl->pack = pack::Pack::open(dir + "/pack", true);
+    return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+const std::string& Store::dir() const { return d->dir; }
+std::string Store::catalogPath() const { return d->dir + "/catalog.db"; }
+pack::Pack& Store::pack() { return *d->pack; }
+int Store::schemaVersion() const { return schemaVersionOf(*d->catalog); }
+int Store::latestSchemaVersion() { return cs::store::latestSchemaVersion(); }
+
+std::optional<EntryRow> Store::entry(int64_t id) const { return d->entry(id); }
+
+std::optional<EntryRow> Store::findEntry(const std::string& key, const std::string& version,
+                                         const std::string& scope) const
+{
+    auto lock = d->catalog->lock();
+    auto q = d->catalog->prepare(std::string("SELECT ") + kEntryColumns
+                                 + " FROM entries WHERE version=?1 AND scope=?2 AND key=?3 AND state<>'uploading'"
+                                   " ORDER BY created DESC LIMIT 1");
+    q.bindText(1, version).bindText(2, scope).bindText(3, key);
+    if (!q.step())
+        return std::nullopt;
+    return rowFrom(q);
+}
+
+namespace {
+
+// The smallest string greater than every string starting with prefix, or
+// nothing when there is none (prefix of 0xFF bytes).
+std::optional<std::string> prefixSuccessor(std::string prefix)
+{
+    while (!prefix.empty() && uint8_t(prefix.back()) == 0xFF)
+        prefix.pop_back();
+    if (prefix.empty())
+        return std::nullopt;
+    prefix.back() = char(uint8_t(prefix.back()) + 1);
+    return prefix;
+}
+
+} // namespace
+
+std::optional<std::pair<EntryRow, std::string>> Store::lookup(const RestoreRequest& r) const
+{
+    checkKey(r.key);
+    auto lock = d->catalog->lock();
+    auto exact = [&](const std::string& key) { return findEntry(key, r.version, r.scope); };
+    auto prefix = [&](const std::string& p) -> std::optional<EntryRow> {
+        // Range scan on the (version, scope, key) index; binary collation compares bytes.
+        const auto upper = prefixSuccessor(p);
+        std::string sql = std::string("SELECT ") + kEntryColumns
+                          + " FROM entries WHERE version=?1 AND scope=?2 AND key>=?3"
+                          + (upper ? " AND key<?4" : "") + " AND state<>'uploading' ORDER BY created DESC, id DESC LIMIT 1";
+        auto q = d->catalog->prepare(sql);
+        q.bindText(1, r.version).bindText(2, r.scope).bindText(3, p);
+        if (upper)
+            q.bindText(4, *upper);
+        if (!q.step())
+            return std::nullopt;
+        return rowFrom(q);
+    };
+    if (auto e = exact(r.key))
+        return std::make_pair(*e, std::string("key"));
+    if (auto e = prefix(r.key))
+        return std::make_pair(*e, std::string("key-prefix"));
+    for (const auto& k : r.restoreKeys) {
+        checkKey(k, "restore key");
+        if (auto e = exact(k))
+            return std::make_pair(*e, std::string("restore-key"));
+        if (auto e = prefix(k))
+            return std::make_pair(*e, std::string("restore-key-prefix"));
+    }
+    return std::nullopt;
+}
+
+} // namespace cs::store

@@ -1,0 +1,275 @@
+// The native cache store: entries uploaded as parts, merged into a
+// deduplicating pack of content-defined chunks, restored in parallel.
+//
+// A store is a directory (see docs/formats.md, "Store"):
+//
+//   catalog.db           SQLite in WAL mode, schema versioned in meta('schema_version')
+//                        with ordered migrations (Schema.cpp)
+//   parts/<id>/<index>   raw uploaded parts of entry <id> (a number, never derived
+//                        from the key); parts are written as <index>.tmp.* then renamed
+//   pack/                cs::pack::Pack: chunks (one sized, checksummed zstd frame each,
+//                        deduplicated by SHA-256) and nodes (an entry's root, a tree of
+//                        nodes when it has more than kMaxNodeChildren chunks)
+//
+// Keys are data: any byte string up to kMaxKeyBytes, stored as TEXT bound by
+// parameters, never used in a path.
+//
+// Entry states: 'uploading' (reserved, parts arriving), 'unmerged' (committed,
+// size and SHA-256 known, bytes in parts/), 'merged' (bytes in the pack under
+// root_offset, parts deleted). A crash at any point leaves an entry unmerged
+// with all its parts, or merged: the merge syncs the pack, then switches the
+// entry in one transaction, and only then deletes the parts.
+//
+// GC contract (the GC in core/gc relies on exactly this):
+//  * A GC starts with ONE write transaction (BEGIN IMMEDIATE) during which it
+//    holds the pack append lock (Pack::lockAppends) to read the split (= pack
+//    end), increments gc_state.epoch, sets gc_state.running=1 and .split, and
+//    reads the roots (root_offset of entries in state 'merged').
+//  * Every merge reads gc_state.epoch when it starts and re-reads it in its
+//    commit transaction (BEGIN IMMEDIATE). If the epoch changed, the merge is
+//    redone from its parts (objects it appended or reused may lie below the new
+//    split without being reachable from the GC's roots). Objects appended after
+//    the GC's start transaction lie >= split and GC keeps everything >= split.
+//  * While gc_state.running=1, dedup lookups only use chunk rows with
+//    offset >= gc_state.split. When a merge commits a chunk row whose SHA-256
+//    already has a row below the split during a GC, the row is moved to the new
+//    offset (>= split).
+//  * The GC deletes the chunk rows of chunks it collected in its final
+//    transaction (WHERE sha256=? AND offset=?, so a row moved above the split
+//    stays), and sets running=0.
+//  * Eviction only deletes catalog rows and parts; pack space is reclaimed by GC.
+#pragma once
+#include "core/util/Sha256.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cs {
+class Job;
+namespace pack { class Pack; }
+}
+
+namespace cs::store {
+
+constexpr size_t kMaxKeyBytes = 4096;
+constexpr size_t kMaxPartBytes = size_t(256) << 20;   // a part larger than this is refused
+constexpr int kCompressionLevel = 3;
+
+enum class EntryState { Uploading, Unmerged, Merged };
+const char* entryStateName(EntryState s);                 // "uploading", "unmerged", "merged"
+std::optional<EntryState> parseEntryState(const std::string& name);
+
+struct StoreOptions {
+    int threads = 0;                       // worker threads for merge and restore; 0 = hardware threads
+    int compressionLevel = kCompressionLevel;
+    // Test hook: called by a merge after its objects are appended and synced,
+    // just before its commit transaction (tests bump gc_state.epoch here).
+    std::function<void(int64_t entryId)> beforeMergeCommit;
+};
+
+// One catalog row of the entries table (what `store ls` prints).
+struct EntryRow {
+    int64_t id = 0;
+    std::string key;
+    std::string version;
+    std::string scope;
+    uint64_t size = 0;
+    std::string sha256;          // hex, empty while uploading
+    EntryState state = EntryState::Uploading;
+    uint64_t rootOffset = 0;     // merged only
+    uint32_t partCount = 0;
+    double created = 0;          // unix seconds
+    double lastAccess = 0;       // unix seconds; 0 = never restored
+    bool synthetic = false;      // made by generateSyntheticEntries
+};
+
+// Restore lookup (GitHub Actions cache semantics): exact key, then the newest
+// entry whose key starts with key, then for each restore key: exact, then
+// newest with that prefix; always within version and scope. Only unmerged and
+// merged entries match.
+struct RestoreRequest {
+    std::string key;
+    std::vector<std::string> restoreKeys;
+    std::string version;
+    std::string scope;
+};
+
+struct RestoreResult {
+    EntryRow entry;              // state as it was when the restore began
+    std::string matchedBy;       // "key", "key-prefix", "restore-key", "restore-key-prefix"
+    uint64_t bytes = 0;
+    bool mergedNow = false;      // this restore merged the entry while streaming it
+    bool waitedForMerge = false; // another restore in this process was merging it
+};
+
+struct MergeResult {
+    int64_t entryId = 0;
+    std::string key;
+    bool merged = false;         // false: already merged (by someone else)
+    uint64_t bytes = 0;          // logical size
+    uint64_t chunks = 0;         // chunks in the entry
+    uint64_t newChunks = 0;      // chunks appended (not deduplicated)
+    uint64_t appendedBytes = 0;  // pack bytes appended (chunks and nodes)
+    uint64_t rootOffset = 0;
+    int redone = 0;              // times redone because a GC started meanwhile
+};
+
+// Receives restored bytes in order (streaming restore).
+using Sink = std::function<void(const void* data, size_t size)>;
+
+struct EvictPolicy {
+    std::optional<double> olderThanSeconds;  // created before now - this
+    std::optional<double> unusedForSeconds;  // last access (or creation when never read) before now - this
+    std::optional<uint64_t> maxBytes;        // then least recently used first until logical bytes <= this
+    std::vector<std::string> keys;           // these keys (any version and scope)
+    bool dryRun = false;
+    double now = 0;                          // 0 = current time
+};
+
+struct EvictResult {
+    std::vector<EntryRow> evicted;           // (or would be, in a dry run)
+    uint64_t bytes = 0;                      // logical bytes evicted
+    uint64_t partBytes = 0;                  // part bytes freed on disk
+    bool dryRun = false;
+};
+
+struct FsckProblem {
+    int64_t entryId = 0;         // 0 when not about one entry
+    std::string key;
+    std::optional<uint64_t> offset;   // pack offset, or part index for part problems
+    std::string message;              // one sentence
+};
+
+struct StoreStats {
+    uint64_t entries = 0;          // unmerged + merged
+    uint64_t mergedEntries = 0;
+    uint64_t unmergedEntries = 0;
+    uint64_t uploadingEntries = 0;
+    uint64_t logicalBytes = 0;     // sum of entry sizes (unmerged + merged)
+    uint64_t mergedLogicalBytes = 0;
+    uint64_t storedBytes = 0;      // pack bytes of objects reachable from live entries
+    uint64_t unmergedBytes = 0;    // bytes in parts of unmerged entries
+    uint64_t packBytes = 0;        // pack files on disk (suffix + prefix + mapping)
+    uint64_t chunkRows = 0;        // rows of the dedup index
+    double dedupRatio = 0;         // mergedLogicalBytes / storedBytes (0 when nothing stored)
+};
+
+// Filter and paging for the store browser.
+struct EntryFilter {
+    std::string keyContains;     // substring of the key (case-sensitive); empty = all
+    std::string keyPrefix;       // key starts with (uses the index)
+    std::optional<EntryState> state;
+    std::optional<std::string> version;
+    std::optional<std::string> scope;
+};
+
+enum class SortColumn { Id, Key, Version, Scope, Size, State, Parts, Created, LastAccess };
+std::optional<SortColumn> parseSortColumn(const std::string& name);   // "key", "size", "last_access", ...
+
+struct PartInfo {
+    uint32_t index = 0;
+    uint64_t size = 0;
+    bool present = false;        // the part file exists with that size
+};
+
+struct ObjectInfo {
+    enum Kind { Node, Chunk } kind = Chunk;
+    uint64_t offset = 0;
+    uint64_t storedBytes = 0;    // whole object in the pack
+    uint64_t logicalSize = 0;    // raw bytes of a chunk, bytes under a node
+    uint64_t position = 0;       // chunk: where its bytes go in the entry
+    int depth = 0;               // 0 = root
+    uint32_t children = 0;       // node only
+    std::string sha256;          // chunk only, hex
+    uint64_t sharedWith = 0;     // chunk: how many OTHER live entries reference it
+};
+
+struct EntryDetails {
+    EntryRow entry;
+    std::vector<PartInfo> parts;
+    std::vector<ObjectInfo> objects;   // merged: root first, then depth-first in entry order
+    std::string treeError;             // set when the tree could not be read completely
+};
+
+class Store {
+public:
+    // Creates an empty store (catalog, parts/, pack/) or opens an existing one
+    // and migrates its schema.
+    static std::unique_ptr<Store> init(const std::string& dir, StoreOptions options = {});
+    // Opens an existing store; throws cs::Error naming dir when it is not one.
+    static std::unique_ptr<Store> open(const std::string& dir, StoreOptions options = {});
+    static bool isStore(const std::string& dir);
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    const std::string& dir() const;
+    std::string catalogPath() const;   // dir/catalog.db (other modules open their own connection)
+    pack::Pack& pack();
+    int schemaVersion() const;
+    static int latestSchemaVersion();
+
+    // ---- Upload (any thread) ----
+    // Throws on a key over kMaxKeyBytes or a version/scope over kMaxKeyBytes.
+    int64_t reserve(const std::string& key, const std::string& version = {}, const std::string& scope = {});
+    void writePart(int64_t uploadId, uint32_t index, const void* data, size_t size);
+    // Checks parts 0..n-1 are all there (n = expectedParts when given, else
+    // highest index + 1), hashes them in order, switches the entry to
+    // unmerged and replaces an older entry with the same key, version and
+    // scope in the same transaction. A failed commit changes nothing.
+    EntryRow commit(int64_t uploadId, std::optional<uint32_t> expectedParts = {});
+    void abortUpload(int64_t uploadId);
+    // Convenience: reserve, cut the file into parts of partSize, upload them in
+    // shuffled order from `threads` threads, commit.
+    EntryRow putFile(const std::string& key, const std::string& path, Job& job, const std::string& version = {},
+                     const std::string& scope = {}, uint64_t partSize = 1 << 20, int threads = 4);
+
+    // ---- Merge ----
+    MergeResult merge(int64_t entryId, Job& job);
+    std::vector<MergeResult> mergeAll(Job& job);   // every unmerged entry
+
+    // ---- Lookup and restore ----
+    std::optional<EntryRow> entry(int64_t id) const;
+    std::optional<EntryRow> findEntry(const std::string& key, const std::string& version = {},
+                                      const std::string& scope = {}) const;   // exact, committed only
+    std::optional<std::pair<EntryRow, std::string>> lookup(const RestoreRequest& request) const;
+    // Restores to outPath through a temp file + rename (or straight into a
+    // non-regular file such as /dev/null). Throws when nothing matches.
+    RestoreResult restoreToFile(const RestoreRequest& request, const std::string& outPath, Job& job);
+    RestoreResult restoreEntryToFile(int64_t entryId, const std::string& outPath, Job& job);
+    // Streams the bytes in order to sink (first restore of an unmerged entry
+    // merges it at the same time). The SHA-256 is verified at the end: when
+    // it does not match, throws after the sink saw the bytes.
+    RestoreResult restoreEntry(int64_t entryId, const Sink& sink, Job& job);
+
+    // ---- Eviction, checks, statistics ----
+    EvictResult evict(const EvictPolicy& policy, Job& job);
+    std::vector<FsckProblem> fsck(Job& job);
+    // Walks the roots of live entries to count the pack bytes they reference.
+    StoreStats stats(Job& job) const;
+
+    // ---- Store browser ----
+    uint64_t countEntries(const EntryFilter& filter) const;
+    std::vector<EntryRow> listEntries(const EntryFilter& filter, SortColumn sort, bool descending, uint64_t offset,
+                                      uint64_t limit) const;
+    EntryDetails entryDetails(int64_t id) const;
+    // Inserts n catalog rows (scope "synthetic", keys "synthetic/<n>/...",
+    // state merged) pointing at a few real tiny shared roots, so they restore
+    // correctly. For tests and benchmarks of the browser.
+    void generateSyntheticEntries(uint64_t n, Job& job);
+
+    struct Impl;
+
+private:
+    explicit Store(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> d;
+};
+
+// Validates a key (length); throws cs::Error with a clear sentence.
+void checkKey(const std::string& key, const char* what = "key");
+
+} // namespace cs::store

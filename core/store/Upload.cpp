@@ -1,0 +1,269 @@
+// Upload: reserve an entry, receive its parts in any order from any thread,
+// commit once all of 0..n-1 are there.
+#include "core/store/StoreInternal.h"
+
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+#include "core/util/File.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace cs::store {
+
+namespace {
+
+std::atomic<uint64_t> tempCounter{0};
+
+bool isPartName(const std::string& name, uint32_t& index)
+{
+    if (name.empty() || name.size() > 9)
+        return false;
+    for (char c : name)
+        if (c < '0' || c > '9')
+            return false;
+    index = uint32_t(std::stoul(name));
+    return true;
+}
+
+EntryRow requireUploading(const Store::Impl& d, int64_t id)
+{
+    auto e = d.entry(id);
+    if (!e)
+        throw Error(d.dir + ": upload " + std::to_string(id) + " does not exist");
+    if (e->state != EntryState::Uploading)
+        throw Error(d.dir + ": upload " + std::to_string(id) + " is already committed (state "
+                    + entryStateName(e->state) + ")");
+    return *e;
+}
+
+} // namespace
+
+int64_t Store::reserve(const std::string& key, const std::string& version, const std::string& scope)
+{
+    checkKey(key);
+    checkKey(version, "version");
+    checkKey(scope, "scope");
+    Transaction tx(*d->catalog, Transaction::Immediate);
+    d->catalog->prepare("INSERT INTO entries(key, version, scope, state, created) VALUES(?1, ?2, ?3, 'uploading', ?4)")
+        .bindText(1, key)
+        .bindText(2, version)
+        .bindText(3, scope)
+        .bind(4, nowSeconds())
+        .run();
+    const int64_t id = d->catalog->lastInsertId();
+    tx.commit();
+    return id;
+}
+
+void Store::writePart(int64_t id, uint32_t index, const void* data, size_t size)
+{
+    if (size > kMaxPartBytes)
+        throw Error(d->dir + ": part " + std::to_string(index) + " of upload " + std::to_string(id) + " has "
+                    + std::to_string(size) + " bytes, more than the " + std::to_string(kMaxPartBytes >> 20)
+                    + " MiB limit");
+    if (index >= 100000000u)
+        throw Error(d->dir + ": part index " + std::to_string(index) + " is out of range");
+    requireUploading(*d, id);
+    const std::string dir = d->partsDir(id);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec)
+        fail(dir, "cannot create the parts folder: " + ec.message());
+    const std::string final = d->partPath(id, index);
+    const std::string tmp = final + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(tempCounter++);
+    try {
+        File f = File::create(tmp);
+        f.writeAll(data, size);
+        f.sync();
+        f.close();
+        if (::rename(tmp.c_str(), final.c_str()) != 0)
+            failErrno(final, "cannot rename the uploaded part into place");
+    } catch (...) {
+        fs::remove(tmp, ec);
+        throw;
+    }
+}
+
+EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
+{
+    const EntryRow e = requireUploading(*d, id);
+    const std::string dir = d->partsDir(id);
+    std::vector<bool> have;
+    std::error_code ec;
+    if (fs::is_directory(dir, ec)) {
+        for (const auto& f : fs::directory_iterator(dir, ec)) {
+            uint32_t index = 0;
+            if (!isPartName(f.path().filename().string(), index))
+                continue;
+            if (have.size() <= index)
+                have.resize(size_t(index) + 1, false);
+            have[index] = true;
+        }
+    }
+    const uint32_t n = expectedParts ? *expectedParts : uint32_t(have.size());
+    if (have.size() > n)
+        throw Error(dir + ": part " + std::to_string(have.size() - 1) + " is beyond the " + std::to_string(n)
+                    + " parts expected; nothing was committed");
+    for (uint32_t i = 0; i < n; ++i)
+        if (i >= have.size() || !have[i])
+            throw Error(dir + ": part " + std::to_string(i) + " of " + std::to_string(n)
+                        + " is missing; nothing was committed");
+
+    // Hash the parts in order (outside the transaction: it can take a while).
+    Sha256 sha;
+    std::vector<uint64_t> sizes(n);
+    uint64_t total = 0;
+    std::vector<char> buf(1 << 20);
+    for (uint32_t i = 0; i < n; ++i) {
+        File f = File::openRead(d->partPath(id, i));
+        uint64_t pos = 0;
+        for (;;) {
+            const size_t got = f.readSomeAt(buf.data(), buf.size(), pos);
+            if (got == 0)
+                break;
+            sha.update(buf.data(), got);
+            pos += got;
+        }
+        sizes[i] = pos;
+        total += pos;
+    }
+    const std::string hex = hexOf(sha.finish());
+
+    std::vector<int64_t> replaced;
+    {
+        Transaction tx(*d->catalog, Transaction::Immediate);
+        auto st = d->catalog->prepare("SELECT state FROM entries WHERE id=?1");
+        st.bind(1, id);
+        if (!st.step() || st.text(0) != "uploading")
+            throw Error(d->dir + ": upload " + std::to_string(id) + " was committed or removed meanwhile");
+        auto old = d->catalog->prepare(
+            "SELECT id FROM entries WHERE key=?1 AND version=?2 AND scope=?3 AND state<>'uploading' AND id<>?4");
+        old.bindText(1, e.key).bindText(2, e.version).bindText(3, e.scope).bind(4, id);
+        while (old.step())
+            replaced.push_back(old.i64(0));
+        for (int64_t r : replaced) {
+            d->catalog->prepare("DELETE FROM entries WHERE id=?1").bind(1, r).run();
+            d->catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, r).run();
+        }
+        d->catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, id).run();
+        auto ins = d->catalog->prepare("INSERT INTO parts(entry_id, idx, size) VALUES(?1, ?2, ?3)");
+        for (uint32_t i = 0; i < n; ++i) {
+            ins.reset();
+            ins.bind(1, id).bind(2, i).bind(3, sizes[i]).run();
+        }
+        const double now = nowSeconds();
+        d->catalog->prepare("UPDATE entries SET state='unmerged', size=?2, sha256=?3, part_count=?4, created=?5, "
+                            "committed=?5 WHERE id=?1")
+            .bind(1, id)
+            .bind(2, total)
+            .bindText(3, hex)
+            .bind(4, n)
+            .bind(5, now)
+            .run();
+        tx.commit();
+    }
+    // The old entries' rows are gone; their parts go after the commit.
+    for (int64_t r : replaced)
+        d->removeParts(r);
+    // Stray temp files of parts written twice.
+    for (const auto& f : fs::directory_iterator(dir, ec)) {
+        uint32_t index = 0;
+        if (!isPartName(f.path().filename().string(), index))
+            fs::remove(f.path(), ec);
+    }
+    return *d->entry(id);
+}
+
+void Store::abortUpload(int64_t id)
+{
+    {
+        Transaction tx(*d->catalog, Transaction::Immediate);
+        d->catalog->prepare("DELETE FROM entries WHERE id=?1 AND state='uploading'").bind(1, id).run();
+        tx.commit();
+    }
+    d->removeParts(id);
+}
+
+EntryRow Store::putFile(const std::string& key, const std::string& path, Job& job, const std::string& version,
+                        const std::string& scope, uint64_t partSize, int threads)
+{
+    if (partSize == 0 || partSize > kMaxPartBytes)
+        throw Error("part size " + std::to_string(partSize) + " is outside 1 byte .. 256 MiB");
+    File in = File::openRead(path);
+    const uint64_t size = in.size();
+    const uint64_t count64 = (size + partSize - 1) / partSize;
+    if (count64 >= 100000000u)
+        fail(path, "would need " + std::to_string(count64) + " parts; use a larger part size");
+    const uint32_t count = uint32_t(count64);
+    const int64_t id = reserve(key, version, scope);
+    try {
+        std::vector<uint32_t> order(count);
+        for (uint32_t i = 0; i < count; ++i)
+            order[i] = i;
+        std::shuffle(order.begin(), order.end(), std::mt19937_64(std::random_device{}()));
+        std::atomic<size_t> next{0};
+        std::atomic<uint64_t> done{0};
+        std::mutex errorMutex;
+        std::exception_ptr error;
+        auto worker = [&] {
+            std::vector<char> buf;
+            for (;;) {
+                const size_t k = next++;
+                if (k >= order.size())
+                    return;
+                try {
+                    if (job.isCancelled())
+                        throw Cancelled();
+                    const uint32_t i = order[k];
+                    const uint64_t off = uint64_t(i) * partSize;
+                    const size_t n = size_t(std::min<uint64_t>(partSize, size - off));
+                    buf.resize(n);
+                    in.readAt(buf.data(), n, off);
+                    writePart(id, i, buf.data(), n);
+                    ++done;
+                } catch (...) {
+                    std::lock_guard g(errorMutex);
+                    if (!error)
+                        error = std::current_exception();
+                    next = order.size();
+                    return;
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        const int t = std::max(1, std::min<int>(threads, int(std::max<uint32_t>(count, 1))));
+        for (int i = 0; i < t; ++i)
+            pool.emplace_back(worker);
+        while (done < count && !error) {
+            {
+                std::lock_guard g(errorMutex);
+                if (error)
+                    break;
+            }
+            job.setStepProgress(done.load(), count);
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            if (next >= order.size())
+                break;
+        }
+        for (auto& th : pool)
+            th.join();
+        if (error)
+            std::rethrow_exception(error);
+        job.setStepProgress(1.0);
+        job.checkCancel();
+        return commit(id, count);
+    } catch (...) {
+        abortUpload(id);
+        throw;
+    }
+}
+
+} // namespace cs::store
