@@ -196,7 +196,8 @@ static BenchRun runFromRow(Statement& q)
     BenchRun r;
     r.id = q.integer(0);
     r.scenario = q.text(1);
-    for (const auto& [k, v] : parseOrNull(q.text(2)).members())
+    const Json params = parseOrNull(q.text(2));
+    for (const auto& [k, v] : params.members())
         r.params[k] = v.toString();
     r.started = q.real(3);
     r.finished = q.real(4);

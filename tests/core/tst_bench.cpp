@@ -1,0 +1,326 @@
+// core/bench: each scenario in a tiny configuration gives a consistent result,
+// the history stores and reads back runs and samples, compare computes
+// percentages, bad parameters are refused before anything runs.
+#include "common/TestSupport.h"
+
+#include "core/bench/Bench.h"
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+class TestBench : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir tmp_;
+    QByteArray oldTmp_;
+
+    static std::set<std::string> seriesOf(const cs::BenchRun& run)
+    {
+        std::set<std::string> s;
+        for (const auto& x : run.samples)
+            s.insert(x.series);
+        return s;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(tmp_.isValid());
+        // Scenario scratch folders go here, so the test can see they are removed.
+        oldTmp_ = qgetenv("TMPDIR");
+        QDir(tmp_.path()).mkpath(QStringLiteral("scratch"));
+        qputenv("TMPDIR", (tmp_.path() + QStringLiteral("/scratch")).toUtf8());
+    }
+    void cleanupTestCase() { qputenv("TMPDIR", oldTmp_); }
+
+    void scenariosAreListed()
+    {
+        const auto names = cs::scenarioNames();
+        QVERIFY(std::find(names.begin(), names.end(), "snapshot") != names.end());
+        QVERIFY(std::find(names.begin(), names.end(), "boot") != names.end());
+        for (const auto& n : names) {
+            auto s = cs::makeScenario(n);
+            QVERIFY(s);
+            QCOMPARE(s->name(), n);
+            QVERIFY(!s->params().empty());
+        }
+        QVERIFY(!cs::makeScenario("nope"));
+    }
+
+    void badParametersAreRefused()
+    {
+        cs::Job job;
+        cs::RunOptions o;
+        o.params["populated"] = "lots";
+        QVERIFY_THROWS_EXCEPTION(cs::Error, cs::runScenario("snapshot", o, job));
+        o.params.clear();
+        o.params["nope"] = "1";
+        QVERIFY_THROWS_EXCEPTION(cs::Error, cs::runScenario("snapshot", o, job));
+        QVERIFY_THROWS_EXCEPTION(cs::Error, cs::runScenario("nope", {}, job));
+        QVERIFY_THROWS_EXCEPTION(cs::Error, cs::Params::splitAssignment("novalue"));
+        const auto kv = cs::Params::splitAssignment("a=b=c");
+        QCOMPARE(kv.first, std::string("a"));
+        QCOMPARE(kv.second, std::string("b=c"));
+    }
+
+    void snapshotScenarioIsConsistent()
+    {
+        cs::Job job;
+        cs::RunOptions o;
+        o.params = {{"populated", "3MiB"}, {"sparse", "12MiB"}, {"chunk", "256KiB"}, {"workers", "2"}};
+        std::atomic<int> live{0};
+        o.onSample = [&](const cs::Sample&) { live++; };
+        const cs::BenchRun run = cs::runScenario("snapshot", o, job);
+        QVERIFY2(run.status == "done", run.error.c_str());
+        QCOMPARE(job.status().state, cs::JobState::Done);
+        const auto& r = run.result;
+        QVERIFY(r.find("decoded equals input") && r.find("decoded equals input")->text == "yes");
+        QVERIFY(r.find("stock zstd decodes ours") && r.find("stock zstd decodes ours")->text == "yes");
+        QCOMPARE(r.value("input logical"), 12.0 * 1048576 / 1e6);
+        QCOMPARE(r.value("input populated"), 3.0 * 1048576 / 1e6);
+        // 3 MiB of data in 256 KiB frames: at least 12 data frames, all sized.
+        QVERIFY(r.value("sized frames") >= 12);
+        QVERIFY(r.value("frames") >= r.value("sized frames"));
+        QVERIFY(r.value("largest frame") > 0);
+        QVERIFY(r.value("ratio ours") > 1);
+        QVERIFY(r.value("ratio zstd") > 1);
+        QVERIFY(r.value("write 1 worker MB/s") > 0);
+        QVERIFY(r.value("write 2 workers MB/s") > 0);
+        QVERIFY(r.value("decode 2 threads MB/s") > 0);
+        QVERIFY(r.value("zstd -d MB/s") > 0);
+        QVERIFY(r.value("snapshot size") > 0);
+        QVERIFY(r.value("snapshot size") < r.value("input populated"));
+        // The sampler's standard series are there, and every sample reached the live consumer.
+        const auto series = seriesOf(run);
+        for (const char* s : {"RSS MB", "CPU %", "throughput MB/s", "done MB"})
+            QVERIFY2(series.count(s), s);
+        QCOMPARE(live.load(), int(run.samples.size()));
+        for (const auto& s : run.samples)
+            QVERIFY(s.t >= 0 && s.t <= run.finished - run.started + 1);
+        QVERIFY(run.machine.cores > 0);
+        QVERIFY(!run.machine.cpu.empty());
+        QCOMPARE(run.version, std::string(CACHESCOPE_VERSION));
+        QCOMPARE(run.params.at("chunk"), std::string("256KiB"));
+        QCOMPARE(run.params.at("level"), std::string("3"));  // default filled in
+        QVERIFY(QDir(tmp_.path() + QStringLiteral("/scratch")).isEmpty());
+    }
+
+    void cancelledRunLeavesNothing()
+    {
+        cs::Job job;
+        cs::RunOptions o;
+        o.params = {{"populated", "64MiB"}, {"sparse", "256MiB"}, {"chunk", "1MiB"}, {"workers", "2"}};
+        std::thread canceller([&] {
+            while (job.status().step < 1)
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            job.cancel();
+        });
+        const cs::BenchRun run = cs::runScenario("snapshot", o, job);
+        canceller.join();
+        QCOMPARE(run.status, std::string("cancelled"));
+        QCOMPARE(job.status().state, cs::JobState::Cancelled);
+        QVERIFY(QDir(tmp_.path() + QStringLiteral("/scratch")).isEmpty());
+    }
+
+    void historyRoundTrip()
+    {
+        const std::string path = (tmp_.path() + QStringLiteral("/hist/bench-history.db")).toStdString();
+        cs::BenchHistory h = cs::BenchHistory::openFile(path);
+        cs::BenchRun run;
+        run.scenario = "snapshot";
+        run.params = {{"populated", "1MiB"}, {"sparse", "4MiB"}};
+        run.started = 1700000000.25;
+        run.finished = 1700000003.5;
+        run.version = "9.9.9";
+        run.machine = cs::currentMachine();
+        run.status = "done";
+        run.result.add("write MB/s", 123.5, "MB/s");
+        run.result.addText("frame layout", "4 zstd frames, \"splittable\"");
+        cs::ResultSubTable steps{"steps", {"wall s", "maxrss MB"}, {"walk", "copy"}, {{1.5, 10}, {2.5, 20}}};
+        run.result.tables.push_back(steps);
+        for (int i = 0; i < 500; ++i)
+            run.samples.push_back({i * 0.1, i % 2 ? "RSS MB" : "CPU %", double(i)});
+        const int64_t id = h.save(run);
+        QVERIFY(id > 0);
+        cs::BenchRun failed = run;
+        failed.status = "failed";
+        failed.error = "disk full at offset 42";
+        failed.samples.clear();
+        const int64_t id2 = h.save(failed);
+        QVERIFY(id2 > id);
+
+        // Reopen: everything reads back.
+        cs::BenchHistory h2 = cs::BenchHistory::openFile(path);
+        const auto runs = h2.list();
+        QCOMPARE(runs.size(), size_t(2));
+        QCOMPARE(runs[0].id, id2);  // newest first
+        QCOMPARE(runs[0].error, failed.error);
+        QCOMPARE(h2.list("gc").size(), size_t(0));
+        const auto back = h2.load(id);
+        QVERIFY(back);
+        QCOMPARE(back->scenario, run.scenario);
+        QCOMPARE(back->params, run.params);
+        QCOMPARE(back->started, run.started);
+        QCOMPARE(back->finished, run.finished);
+        QCOMPARE(back->version, run.version);
+        QCOMPARE(back->machine.cpu, run.machine.cpu);
+        QCOMPARE(back->machine.memoryBytes, run.machine.memoryBytes);
+        QCOMPARE(back->status, std::string("done"));
+        QCOMPARE(back->result.value("write MB/s"), 123.5);
+        QCOMPARE(back->result.find("frame layout")->text, run.result.find("frame layout")->text);
+        QCOMPARE(back->result.tables.size(), size_t(1));
+        QCOMPARE(back->result.tables[0].values[1][1], 20.0);
+        QCOMPARE(back->samples.size(), run.samples.size());
+        for (size_t i = 0; i < run.samples.size(); ++i) {
+            QCOMPARE(back->samples[i].t, run.samples[i].t);
+            QCOMPARE(back->samples[i].series, run.samples[i].series);
+            QCOMPARE(back->samples[i].value, run.samples[i].value);
+        }
+        QVERIFY(!h2.load(id2 + 100));
+        // The run's JSON parses with an independent parser.
+        const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(cs::runToJson(*back, true).dump()));
+        QVERIFY(doc.isObject());
+        QCOMPARE(doc.object().value(QStringLiteral("samples")).toArray().size(), 500);
+        QCOMPARE(doc.object().value(QStringLiteral("params")).toObject().value(QStringLiteral("sparse")).toString(),
+                 QStringLiteral("4MiB"));
+        QVERIFY(h2.remove(id));
+        QVERIFY(!h2.load(id));
+        QCOMPARE(h2.list().size(), size_t(1));
+    }
+
+    void historyInStoreNeedsItsTables()
+    {
+        const QString dir = tmp_.path() + QStringLiteral("/notastore");
+        QDir().mkpath(dir);
+        QVERIFY_THROWS_EXCEPTION(cs::Error, cs::BenchHistory::openStore(dir.toStdString()));
+    }
+
+    void defaultPathFollowsXdg()
+    {
+        const QByteArray old = qgetenv("XDG_DATA_HOME");
+        qputenv("XDG_DATA_HOME", "/some/where");
+        QCOMPARE(cs::BenchHistory::defaultPath(), std::string("/some/where/cachescope/bench-history.db"));
+        qunsetenv("XDG_DATA_HOME");
+        const std::string home = qgetenv("HOME").toStdString();
+        QCOMPARE(cs::BenchHistory::defaultPath(), home + "/.local/share/cachescope/bench-history.db");
+        if (!old.isEmpty())
+            qputenv("XDG_DATA_HOME", old);
+    }
+
+    void compareComputesPercentages()
+    {
+        cs::BenchRun a, b;
+        a.result.add("MB/s", 200, "MB/s");
+        a.result.add("peak", 0, "MB");
+        a.result.add("only in a", 5);
+        a.result.addText("note", "text rows are not compared");
+        a.result.tables.push_back({"steps", {"wall s"}, {"walk", "copy"}, {{2}, {4}}});
+        b.result.add("MB/s", 300, "MB/s");
+        b.result.add("peak", 10, "MB");
+        b.result.add("only in b", 7);
+        b.result.tables.push_back({"steps", {"wall s"}, {"walk", "copy"}, {{1}, {5}}});
+        const auto rows = cs::compareRuns(a, b);
+        auto find = [&](const std::string& n) -> const cs::ComparisonRow* {
+            for (const auto& r : rows)
+                if (r.name == n)
+                    return &r;
+            return nullptr;
+        };
+        QCOMPARE(rows.size(), size_t(6));
+        QCOMPARE(*find("MB/s")->percent, 150.0);
+        QCOMPARE(find("MB/s")->unit, std::string("MB/s"));
+        QVERIFY(!find("peak")->percent);  // A is 0
+        QVERIFY(!find("only in a")->b);
+        QVERIFY(!find("only in b")->a);
+        QCOMPARE(*find("only in b")->b, 7.0);
+        QCOMPARE(*find("steps/walk/wall s")->percent, 50.0);
+        QCOMPARE(*find("steps/copy/wall s")->percent, 125.0);
+        QCOMPARE(find("steps/copy/wall s")->unit, std::string("s"));
+        QVERIFY(!find("note"));
+        QCOMPARE(rows.back().name, std::string("only in b"));
+    }
+
+    void resultTableJsonRoundTrip()
+    {
+        cs::ResultTable t;
+        t.add("a", 1.25, "s");
+        t.addText("b", "x\ny");
+        t.tables.push_back({"steps", {"c1", "c2"}, {"r1"}, {{3, 4}}});
+        const cs::ResultTable back = cs::ResultTable::fromJson(cs::Json::parse(t.toJson()));
+        QCOMPARE(back.toJson(), t.toJson());
+        QVERIFY(t.toText().find("steps:") != std::string::npos);
+    }
+
+    void samplerFeedsStandardSeries()
+    {
+        std::vector<cs::Sample> seen;
+        std::mutex m;
+        cs::SampleSink sink([&](const cs::Sample& s) {
+            std::lock_guard lock(m);
+            seen.push_back(s);
+        });
+        sink.startSampling(0.02);
+        for (int i = 0; i < 20; ++i) {
+            sink.addBytes(1000000);
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        sink.add("custom MB", 7);
+        sink.stopSampling();
+        double lastDone = -1;
+        int rss = 0;
+        for (const auto& s : sink.samples()) {
+            if (s.series == "done MB")
+                lastDone = s.value;
+            if (s.series == "RSS MB") {
+                ++rss;
+                QVERIFY(s.value > 0);
+            }
+        }
+        QCOMPARE(lastDone, 20.0);  // the final sample after stop counts every byte
+        QVERIFY(rss >= 2);
+        QCOMPARE(seen.size(), sink.samples().size());
+        QVERIFY(sink.peakRss() > 0);
+        QCOMPARE(cs::seriesUnit("throughput MB/s"), std::string("MB/s"));
+        QCOMPARE(cs::seriesUnit("count"), std::string());
+    }
+
+    void bootScenarioProfilesTheGui()
+    {
+        cs::Job job;
+        cs::RunOptions o;
+        o.params = {{"gui", CACHESCOPE_GUI}, {"idle", "0.5"}, {"platform", "offscreen"}, {"timeout", "50"}};
+        const cs::BenchRun run = cs::runScenario("boot", o, job);
+        QVERIFY2(run.status == "done", run.error.c_str());
+        const auto& r = run.result;
+        QVERIFY(r.value("first painted window") > 0);
+        QVERIFY(r.value("first painted window") < r.value("process wall") * 1000);
+        QVERIFY(r.value("idle RSS") > 1);
+        QVERIFY(r.value("peak RSS") >= r.value("idle RSS") * 0.5);
+        QVERIFY(r.value("longest stall") >= 0);
+        QCOMPARE(r.value("idle"), 0.5);
+        QCOMPARE(r.find("platform")->text, std::string("offscreen"));
+        QCOMPARE(r.find("start measured from")->text, std::string("parent"));
+        QVERIFY(seriesOf(run).count("GUI RSS MB"));
+    }
+
+    void bootScenarioReportsAMissingGui()
+    {
+        cs::Job job;
+        cs::RunOptions o;
+        o.params = {{"gui", "/nonexistent/cachescope"}, {"platform", "offscreen"}};
+        const cs::BenchRun run = cs::runScenario("boot", o, job);
+        QCOMPARE(run.status, std::string("failed"));
+        QVERIFY(run.error.find("/nonexistent/cachescope") != std::string::npos);
+    }
+};
+
+CACHESCOPE_CORE_TEST_MAIN(TestBench)
+#include "tst_bench.moc"
