@@ -156,7 +156,8 @@ QString layoutText(const cs::FrameLayout& layout, bool withBlocks)
                              b.type == cs::BlockType::Compressed ? QString() : size(b.contentSize), QString(),
                              QString(), QString(), QString(), QString()});
     }
-    QString out = table(rows, {true, true, false, true, true, true, true, false, false, false});
+    QString out = layout.frames.empty() ? QStringLiteral("no frames\n")
+                                        : table(rows, {true, true, false, true, true, true, true, false, false, false});
 
     const auto& s = layout.summary;
     out += QLatin1Char('\n');

@@ -6,6 +6,8 @@
 
 #include "core/frames/FrameReading.h"
 
+#include "core/util/Error.h"
+
 #include <cstdio>
 
 namespace cs::frames {
@@ -25,8 +27,10 @@ void readFrameHeader(WindowReader& reader, const ScanContext& ctx, FrameInfo& fr
     size_t got = 0;
     const uint8_t* p = reader.at(frame.offset, ZSTD_FRAMEHEADERSIZE_MAX, &got);
     if (got < 4)
-        ctx.failAt(frame.offset, std::to_string(fileSize - frame.offset)
-                                     + " trailing bytes after the last frame are not a zstd or skippable frame");
+        cs::failAt(ctx.path, frame.offset,
+                   std::to_string(fileSize - frame.offset) + " trailing byte(s) "
+                       + (frame.index ? "after frame " + std::to_string(frame.index - 1) : std::string("at the start"))
+                       + " are too short to be a frame (trailing garbage or a truncated file)");
     const uint32_t magic = readLE32(p);
     frame.magic = magic;
     if ((magic & kSkippableMagicMask) == kSkippableMagicStart) {
@@ -43,8 +47,10 @@ void readFrameHeader(WindowReader& reader, const ScanContext& ctx, FrameInfo& fr
         return;
     }
     if (magic != kZstdMagic)
-        ctx.failAt(frame.offset, "bytes " + hex32(magic)
-                                     + " are not a zstd or skippable frame magic (trailing garbage or a corrupt file)");
+        cs::failAt(ctx.path, frame.offset,
+                   "expected frame " + std::to_string(frame.index) + " but found bytes " + hex32(magic)
+                       + ", which are neither a zstd nor a skippable frame magic ("
+                       + (frame.index ? "trailing garbage or a corrupt file" : "not a zstd file") + ")");
     frame.kind = FrameKind::Zstd;
     if (got < 5)
         ctx.failAt(frame.offset, "file ends inside the frame header (truncated)");
