@@ -12,6 +12,7 @@
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <atomic>
@@ -98,16 +99,45 @@ void Decoder::decodeSized(ThreadState& ts, const Work& w)
     ts.in.reserve(csize);
     ts.out.reserve(std::max<size_t>(dsize, 1));
     in_.readAt(ts.in.data(), csize, f.offset);
-    const size_t n = ZSTD_decompressDCtx(ts.dctx.get(), ts.out.data(), dsize, ts.in.data(), csize);
-    if (ZSTD_isError(n))
-        failFrame(f, std::string("cannot decode: ") + ZSTD_getErrorName(n));
-    if (n != dsize)
-        failFrame(f, "decodes to " + std::to_string(n) + " bytes, not the declared " + std::to_string(dsize));
+    // Block by block into one buffer of the declared size (earlier blocks stay
+    // in place as the window), writing every ~256 KiB while it is still in the
+    // CPU cache: writing the whole frame at the end copies it from memory again.
+    constexpr size_t kFlush = 256 * 1024;
+    ZSTD_DCtx* d = ts.dctx.get();
+    const size_t begin = ZSTD_decompressBegin(d);
+    if (ZSTD_isError(begin))
+        failFrame(f, std::string("cannot start decoding: ") + ZSTD_getErrorName(begin));
+    size_t inPos = 0, outPos = 0, flushed = 0;
+    for (;;) {
+        const size_t need = ZSTD_nextSrcSizeToDecompress(d);
+        if (need == 0)
+            break;  // frame complete, checksum verified
+        if (need > csize - inPos)
+            failFrame(f, "frame ends early at offset " + std::to_string(f.offset + csize) + " (truncated or corrupt)");
+        const size_t n = ZSTD_decompressContinue(d, ts.out.data() + outPos, dsize - outPos, ts.in.data() + inPos, need);
+        if (ZSTD_isError(n))
+            failFrame(f, std::string("cannot decode: ") + ZSTD_getErrorName(n));
+        inPos += need;
+        outPos += n;
+        if (outPos - flushed >= kFlush) {
+            if (f.hole) {
+                if (!allZero(ts.out.data() + flushed, outPos - flushed))
+                    failFrame(f, "frame announced as a hole does not decode to zeros");
+            } else {
+                temp_->file().writeAt(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
+            }
+            flushed = outPos;
+        }
+    }
+    if (outPos != dsize)
+        failFrame(f, "decodes to " + std::to_string(outPos) + " bytes, not the declared " + std::to_string(dsize));
+    if (inPos != csize)
+        failFrame(f, "frame ends at offset " + std::to_string(f.offset + inPos) + ", before the end its blocks announce");
     if (f.hole) {
-        if (!allZero(ts.out.data(), n))
+        if (!allZero(ts.out.data() + flushed, outPos - flushed))
             failFrame(f, "frame announced as a hole does not decode to zeros");
-    } else {
-        temp_->file().writeAt(ts.out.data(), n, w.outOffset);
+    } else if (outPos > flushed) {
+        temp_->file().writeAt(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
     }
     compressedDone_ += f.compressedSize;
 }
