@@ -1,0 +1,243 @@
+// Snapshot benchmark against the stock zstd tool, on a 512 MiB file of mixed
+// text and random data (generated once into the work folder and reused):
+//  - decode: `cachescope-cli snapshot restore` with 1 and 2 threads against
+//    `zstd -d` of the same snapshot;
+//  - write: `cachescope-cli snapshot create` with 1 and 2 workers (8 MiB
+//    chunks, level 3) against `zstd -3` and `zstd -3 -T2`: throughput and ratio;
+//  - memory: peak RSS (ru_maxrss from wait4) of `snapshot create --threads 1`
+//    at 8 MiB chunks, and of `cachescope-cli --version` as the baseline.
+// Every figure is the median of N runs (default 5), each a child process.
+// Files go to /dev/shm/cachescope-bench when /dev/shm is there (tmpfs: the
+// figures measure the tools, not the writeback of a disk shared with other
+// work), else /tmp/cachescope-bench; --dir picks another folder.
+//
+// usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB]
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+struct RunStats {
+    double wall = 0;
+    double cpu = 0;
+    long maxrssKiB = 0;
+};
+
+RunStats runChild(const std::vector<std::string>& argv)
+{
+    std::vector<char*> args;
+    for (const auto& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    pid_t pid = 0;
+    if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ) != 0) {
+        std::fprintf(stderr, "cannot start %s\n", args[0]);
+        std::exit(1);
+    }
+    int status = 0;
+    rusage ru {};
+    wait4(pid, &status, 0, &ru);
+    const auto t1 = std::chrono::steady_clock::now();
+    posix_spawn_file_actions_destroy(&fa);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::string cmd;
+        for (const auto& a : argv)
+            cmd += a + " ";
+        std::fprintf(stderr, "failed: %s\n", cmd.c_str());
+        std::exit(1);
+    }
+    RunStats s;
+    s.wall = std::chrono::duration<double>(t1 - t0).count();
+    s.cpu = double(ru.ru_utime.tv_sec) + double(ru.ru_utime.tv_usec) / 1e6 + double(ru.ru_stime.tv_sec)
+        + double(ru.ru_stime.tv_usec) / 1e6;
+    s.maxrssKiB = ru.ru_maxrss;
+    return s;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Series {
+    std::string label;
+    double wall = 0, cpu = 0, rssMiB = 0;
+};
+
+Series measure(const std::string& label, const std::vector<std::string>& argv, int runs,
+               const std::string& removeBefore = {})
+{
+    std::vector<double> walls, cpus, rss;
+    for (int i = 0; i < runs; ++i) {
+        if (!removeBefore.empty())
+            ::unlink(removeBefore.c_str());
+        const RunStats s = runChild(argv);
+        walls.push_back(s.wall);
+        cpus.push_back(s.cpu);
+        rss.push_back(double(s.maxrssKiB) / 1024.0);
+    }
+    Series s{label, median(walls), median(cpus), median(rss)};
+    std::printf("  %-44s wall %7.3f s  cpu %7.3f s  maxrss %7.1f MiB\n", label.c_str(), s.wall, s.cpu, s.rssMiB);
+    std::fflush(stdout);
+    return s;
+}
+
+uint64_t fileSize(const std::string& path)
+{
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
+}
+
+// Mixed content: 1 MiB stretches, three of log-like text for one of random bytes.
+void generateInput(const std::string& path, uint64_t size)
+{
+    static const char* words[] = {"cache", "entry", "restore", "merge", "frame", "zstd", "offset", "chunk", "mapping",
+                                  "prefix", "node", "object", "gc", "pack", "upload", "hit", "miss", "key", "version"};
+    std::mt19937_64 rng(512);
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) {
+        std::perror(path.c_str());
+        std::exit(1);
+    }
+    std::string block;
+    uint64_t line = 0;
+    for (uint64_t done = 0; done < size; done += 1 << 20) {
+        block.clear();
+        if ((done >> 20) % 4 == 3) {
+            block.resize(1 << 20);
+            for (size_t i = 0; i < block.size(); i += 8) {
+                const uint64_t v = rng();
+                std::memcpy(block.data() + i, &v, 8);
+            }
+        } else {
+            while (block.size() < (1 << 20)) {
+                block += "2026-11-30 ";
+                block += std::to_string(line * 7919 % 86400);
+                block += " worker-" + std::to_string(line % 13) + ":";
+                const int n = 3 + int(rng() % 10);
+                for (int i = 0; i < n; ++i) {
+                    block += ' ';
+                    block += words[rng() % (sizeof words / sizeof *words)];
+                    if (rng() % 5 == 0)
+                        block += "=" + std::to_string(rng() % 100000);
+                }
+                block += '\n';
+                ++line;
+            }
+            block.resize(1 << 20);
+        }
+        std::fwrite(block.data(), 1, block.size(), f);
+    }
+    std::fclose(f);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    struct statvfs vfs {};
+    const bool shm = ::statvfs("/dev/shm", &vfs) == 0 && uint64_t(vfs.f_bavail) * vfs.f_frsize > (uint64_t(3) << 30);
+    std::string dir = shm ? "/dev/shm/cachescope-bench" : "/tmp/cachescope-bench";
+    int runs = 5;
+    uint64_t sizeMiB = 512;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--dir" && i + 1 < argc)
+            dir = argv[++i];
+        else if (a == "--runs" && i + 1 < argc)
+            runs = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--size" && i + 1 < argc)
+            sizeMiB = uint64_t(std::max(1, std::atoi(argv[++i])));
+        else {
+            std::fprintf(stderr, "usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB]\n");
+            return 2;
+        }
+    }
+    ::mkdir(dir.c_str(), 0755);
+    const std::string cli = CACHESCOPE_CLI, zstd = ZSTD_PROGRAM;
+    const std::string input = dir + "/mixed-" + std::to_string(sizeMiB) + "M.bin";
+    const uint64_t size = sizeMiB << 20;
+    if (fileSize(input) != size) {
+        std::printf("generating %s ...\n", input.c_str());
+        generateInput(input, size);
+    }
+    const std::string ours = dir + "/ours.zst", stock = dir + "/stock.zst", out = dir + "/decoded.bin";
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    std::printf("snapshot benchmark: %s (%llu MiB mixed text and random), %d runs each, medians; %ld cores\n",
+                input.c_str(), (unsigned long long)sizeMiB, runs, cores);
+    double load[3] = {0, 0, 0};
+    getloadavg(load, 3);
+    std::printf("tools: %s, %s; load average at start %.2f %.2f %.2f\n\n", cli.c_str(), zstd.c_str(), load[0], load[1],
+                load[2]);
+
+    // Write.
+    std::printf("write (level 3; ours: 8 MiB chunks)\n");
+    const auto w1 = measure("cachescope snapshot create --threads 1",
+                            {cli, "snapshot", "create", input, ours, "--threads", "1"}, runs, ours);
+    const auto w2 = measure("cachescope snapshot create --threads 2",
+                            {cli, "snapshot", "create", input, ours, "--threads", "2"}, runs, ours);
+    const uint64_t oursSize = fileSize(ours);
+    const auto z1 = measure("zstd -3", {zstd, "-3", "-q", "-f", input, "-o", stock}, runs, stock);
+    const auto z2 = measure("zstd -3 -T2", {zstd, "-3", "-T2", "-q", "-f", input, "-o", stock}, runs, stock);
+    const uint64_t stockSizeT2 = fileSize(stock);
+    measure("zstd -3 (again, for its size)", {zstd, "-3", "-q", "-f", input, "-o", stock}, 1, stock);
+    const uint64_t stockSize = fileSize(stock);
+    const double mb = double(size) / 1e6;
+    const double rOurs = double(size) / double(oursSize), rStock = double(size) / double(stockSize),
+                 rStockT2 = double(size) / double(stockSizeT2);
+    std::printf("  throughput MB/s: ours 1w %.1f, ours 2w %.1f, zstd -3 %.1f, zstd -3 -T2 %.1f\n", mb / w1.wall,
+                mb / w2.wall, mb / z1.wall, mb / z2.wall);
+    std::printf("  ratio: ours %.4f (%llu B), zstd -3 %.4f (%llu B), zstd -3 -T2 %.4f (%llu B); ours vs -T2: %+.2f %%\n",
+                rOurs, (unsigned long long)oursSize, rStock, (unsigned long long)stockSize, rStockT2,
+                (unsigned long long)stockSizeT2, (rOurs / rStockT2 - 1) * 100);
+    std::printf("  speed ours 1w / zstd -3: %.2fx; ours 2w / zstd -3 -T2: %.2fx (target >= 1.0x)\n\n", z1.wall / w1.wall,
+                z2.wall / w2.wall);
+
+    // Decode the same snapshot (ours, 8 MiB sized frames) three ways.
+    runChild({cli, "snapshot", "create", input, ours, "--threads", "2"});
+    std::printf("decode %s (%llu bytes)\n", ours.c_str(), (unsigned long long)fileSize(ours));
+    const auto dz = measure("zstd -d", {zstd, "-d", "-q", "-f", ours, "-o", out}, runs, out);
+    const auto d1 = measure("cachescope snapshot restore --threads 1", {cli, "snapshot", "restore", ours, out, "--threads", "1"},
+                            runs, out);
+    const auto d2 = measure("cachescope snapshot restore --threads 2", {cli, "snapshot", "restore", ours, out, "--threads", "2"},
+                            runs, out);
+    std::printf("  throughput MB/s: zstd -d %.1f, ours 1t %.1f, ours 2t %.1f\n", mb / dz.wall, mb / d1.wall, mb / d2.wall);
+    std::printf("  speed vs zstd -d: ours 1t %.2fx, ours 2t %.2fx (target >= 1.8x); cpu seconds ours 2t / zstd -d %.2f\n\n",
+                dz.wall / d1.wall, dz.wall / d2.wall, d2.cpu / dz.cpu);
+    ::unlink(out.c_str());
+
+    // Memory of one writer worker.
+    std::printf("memory (maxrss of the child)\n");
+    const auto base = measure("cachescope-cli --version", {cli, "--version"}, runs);
+    const auto mem = measure("cachescope snapshot create --threads 1 (8 MiB)",
+                             {cli, "snapshot", "create", input, ours, "--threads", "1", "--chunk", "8MiB"}, runs, ours);
+    std::printf("  one writer worker: %.1f MiB peak, %.1f MiB above the %.1f MiB baseline (target <= 26 MiB)\n",
+                mem.rssMiB, mem.rssMiB - base.rssMiB, base.rssMiB);
+    ::unlink(ours.c_str());
+    ::unlink(stock.c_str());
+    getloadavg(load, 3);
+    std::printf("\nload average at the end %.2f %.2f %.2f\n", load[0], load[1], load[2]);
+    return 0;
+}
