@@ -21,11 +21,12 @@ std::string hex32(uint32_t v)
 }
 } // namespace
 
-void readFrameHeader(WindowReader& reader, const ScanContext& ctx, FrameInfo& frame, uint32_t* blockSizeMax)
+void readFrameHeader(WindowReader& reader, const ScanContext& ctx, FrameInfo& frame, uint32_t* blockSizeMax,
+                     size_t readAhead)
 {
     const uint64_t fileSize = reader.fileSize();
     size_t got = 0;
-    const uint8_t* p = reader.at(frame.offset, ZSTD_FRAMEHEADERSIZE_MAX, &got);
+    const uint8_t* p = reader.at(frame.offset, ZSTD_FRAMEHEADERSIZE_MAX, &got, readAhead);
     if (got < 4)
         cs::failAt(ctx.path, frame.offset,
                    std::to_string(fileSize - frame.offset) + " trailing byte(s) "

@@ -74,7 +74,10 @@ struct ScanContext {
 // skippable frame also compressedSize (8 + payload). Throws on a bad magic,
 // reserved bits, a window too large, or a header cut by the end of the file.
 // blockSizeMax receives min(window, 128 KiB) for zstd frames.
-void readFrameHeader(WindowReader& reader, const ScanContext& ctx, FrameInfo& frame, uint32_t* blockSizeMax);
+// readAhead: bytes to read when the window has to move (more when frames
+// are small, so that one read covers several of them).
+void readFrameHeader(WindowReader& reader, const ScanContext& ctx, FrameInfo& frame, uint32_t* blockSizeMax,
+                     size_t readAhead);
 
 // Walks the block headers of a zstd frame whose header was read, filling
 // compressedSize, blocks[] and (with listBlocks) blockList. Checks each block

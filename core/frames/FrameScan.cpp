@@ -26,13 +26,14 @@ FrameLayout scanFrames(const std::string& path, const FrameScanOptions& options,
     };
 
     uint64_t offset = 0;
+    size_t readAhead = 64;
     while (offset < fileSize) {
         FrameInfo frame;
         frame.index = layout.frames.size();
         frame.offset = offset;
         ctx.frameIndex = frame.index;
         uint32_t blockSizeMax = 0;
-        frames::readFrameHeader(reader, ctx, frame, &blockSizeMax);
+        frames::readFrameHeader(reader, ctx, frame, &blockSizeMax, readAhead);
         if (frame.kind == FrameKind::Zstd) {
             frames::walkBlocks(reader, ctx, frame, blockSizeMax, options.blocks, tick);
         } else {
@@ -41,6 +42,9 @@ FrameLayout scanFrames(const std::string& path, const FrameScanOptions& options,
                 layout.seekTable = frames::readSeekTable(reader, ctx, frame, *footer, layout.frames);
         }
         offset += frame.compressedSize;
+        // After a small frame the next header is close: read a larger window
+        // that covers the next few frames in one system call.
+        readAhead = frame.compressedSize < 4096 ? 64 * 1024 : 64;
         layout.frames.push_back(std::move(frame));
         if (layout.frames.size() % kTickEveryFrames == 0)
             tick(offset);

@@ -701,6 +701,8 @@ private slots:
         });
         const auto layout = cs::scanFrames(f.toStdString(), {}, job);
         QCOMPARE(layout.summary.zstdFrames, uint64_t(600));
+        compareWithZstd(f, layout);
+        compareWithLibzstd(f, layout);
         QVERIFY(layout.summary.parallel.splittable);
         QCOMPARE(last, 1.0);
         QVERIFY(calls >= 2);
