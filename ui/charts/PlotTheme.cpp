@@ -60,7 +60,8 @@ void PlotTheme::apply(QCustomPlot* plot)
     }
     if (plot->legend) {
         plot->legend->setBrush(QBrush(base));
-        plot->legend->setBorderPen(QPen(line));
+        if (plot->legend->borderPen().style() != Qt::NoPen)
+            plot->legend->setBorderPen(QPen(line));
         plot->legend->setTextColor(text);
     }
     for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)

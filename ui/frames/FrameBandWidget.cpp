@@ -103,8 +103,9 @@ int FrameBandWidget::frameAtX(int x) const
     };
     auto holding = after(double(centre));
     int best = int(holding == frames.begin() ? 0 : (holding - frames.begin()) - 1);
-    // Small non-zstd frames are painted over their pixel (see paintBand), so they win it.
-    auto first = after(pixelStart);
+    // Small non-zstd frames are painted over their pixels (see paintBand), so they win them.
+    // They may be drawn two pixels wide, so look one pixel back too.
+    auto first = after(pixelStart - bytesPerPixel);
     if (first != frames.begin())
         --first;
     for (auto it = first; it != frames.end() && double(it->offset) < pixelEnd; ++it)
@@ -144,12 +145,20 @@ void FrameBandWidget::paintBand(QPainter& painter, const QRect& band) const
         }
     }
     flush();
-    // Small frames other than zstd data (size frames, seek tables) on top, one pixel at least.
+    // Small frames other than zstd data (size frames, seek tables) on top:
+    // two pixels while they are few, one when they are dense.
+    const int special = int(frames.size()) - int(counts_[size_t(FrameCategory::ZstdSized)] + counts_[size_t(FrameCategory::ZstdUnsized)]);
+    const int minWidth = special * 8 < band.width() ? 2 : 1;
     for (size_t i = 0; i < frames.size(); ++i)
         if (frames[i].kind != cs::FrameKind::Zstd) {
-            const QRect r = frameRect(band, i);
-            if (r.width() < kMinDistinctWidth)
+            QRect r = frameRect(band, i);
+            if (r.width() < kMinDistinctWidth) {
+                if (r.width() < minWidth)
+                    r.setWidth(minWidth);
+                if (r.right() > band.right())
+                    r.moveRight(band.right());
                 painter.fillRect(r, frameCategoryColor(frameCategory(frames[i])));
+            }
         }
     painter.setPen(palette().color(QPalette::Mid));
     painter.setBrush(Qt::NoBrush);

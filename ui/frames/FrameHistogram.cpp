@@ -21,11 +21,19 @@ FrameHistogram::FrameHistogram(QWidget* parent) : QCustomPlot(parent)
     setMinimumHeight(180);
     xAxis->setLabel(tr("Compressed frame size (from)"));
     yAxis->setLabel(tr("Frames"));
-    legend->setVisible(true);
-    legend->setFont(font());
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     plotLayout()->insertRow(0);
     plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("Frame sizes"), QFont(font().family(), font().pointSize(), QFont::Bold)));
+    // The legend goes in its own row under the axes, where it never hides a bar.
+    legend->setVisible(true);
+    legend->setFont(font());
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setBorderPen(Qt::NoPen);
+    axisRect()->insetLayout()->take(legend);
+    auto* legendRow = new QCPLayoutGrid;
+    plotLayout()->addElement(2, 0, legendRow);
+    legendRow->setMargins(QMargins(5, 0, 5, 5));
+    legendRow->addElement(0, 0, legend);
+    plotLayout()->setRowStretchFactor(2, 0.001);
     auto counts = QSharedPointer<QCPAxisTickerFixed>::create();
     counts->setTickStep(1);
     counts->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // frame counts are whole numbers

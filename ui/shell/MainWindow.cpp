@@ -3,6 +3,7 @@
 #include "ui/frames/FrameLayoutDocument.h"
 #include "ui/shell/RecentFiles.h"
 #include "ui/shell/StallMonitor.h"
+#include "ui/shell/WelcomePage.h"
 
 #include <QCloseEvent>
 #include <QDir>
@@ -14,6 +15,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QTabWidget>
 
 // The icon and other resources live in the static cachescope_ui library, so
@@ -45,7 +47,14 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
     tabs_->setTabsClosable(true);
     tabs_->setDocumentMode(true);
-    setCentralWidget(tabs_);
+    welcome_ = new WelcomePage(recent_, this);
+    connect(welcome_, &WelcomePage::openFileRequested, this, &MainWindow::openFileDialog);
+    connect(welcome_, &WelcomePage::openStoreRequested, this, &MainWindow::openStoreDialog);
+    connect(welcome_, &WelcomePage::openPathRequested, this, &MainWindow::openPath);
+    central_ = new QStackedWidget(this);
+    central_->addWidget(welcome_);
+    central_->addWidget(tabs_);
+    setCentralWidget(central_);
     connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
     connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onCurrentTabChanged);
     connect(recent_, &RecentFiles::openRequested, this, &MainWindow::openPath);
@@ -171,6 +180,7 @@ void MainWindow::onCurrentTabChanged(int index)
     if (sidebar_->currentRow() != index)
         sidebar_->setCurrentRow(index);
     QWidget* doc = tabs_->widget(index);
+    central_->setCurrentWidget(doc ? static_cast<QWidget*>(tabs_) : welcome_);
     followJobOf(doc);
     setWindowTitle(doc ? tr("%1 — cachescope").arg(tabs_->tabText(index)) : tr("cachescope"));
 }

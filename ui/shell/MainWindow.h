@@ -12,12 +12,14 @@ class QLabel;
 class QListWidget;
 class QMenu;
 class QProgressBar;
+class QStackedWidget;
 class QTabWidget;
 
 namespace ui {
 class JobRunner;
 class RecentFiles;
 class StallMonitor;
+class WelcomePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -73,6 +75,8 @@ private:
     void saveWindowState() const;
 
     QTabWidget* tabs_;
+    QStackedWidget* central_ = nullptr;   // the welcome page while nothing is open, else the tabs
+    WelcomePage* welcome_ = nullptr;
     QDockWidget* sidebarDock_ = nullptr;
     QListWidget* sidebar_ = nullptr;
     QMenu* recentMenu_ = nullptr;

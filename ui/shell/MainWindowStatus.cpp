@@ -54,8 +54,9 @@ void MainWindow::followJobOf(QWidget* doc)
     connect(runner, &JobRunner::finished, this, [this, runner](bool ok, const QString& text) {
         jobBar_->hide();
         const QString name = QString::fromStdString(runner->lastStatus().name);
-        jobLabel_->setText(ok ? tr("%1: done in %2 s").arg(name).arg(runner->lastStatus().elapsedSeconds, 0, 'f', 2)
-                              : tr("%1: %2").arg(name, text));
+        const double seconds = runner->lastStatus().elapsedSeconds;
+        const QString took = seconds < 1 ? tr("%1 ms").arg(qRound(seconds * 1000)) : tr("%1 s").arg(seconds, 0, 'f', 1);
+        jobLabel_->setText(ok ? tr("%1: done in %2").arg(name, took) : tr("%1: %2").arg(name, text));
     });
     connect(runner, &QObject::destroyed, this, [this, runner] {
         if (followedRunner_ == runner)
