@@ -10,6 +10,8 @@
 #include "core/util/Error.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <unistd.h>
 #include <csignal>
 #include <chrono>
 #include <cstdlib>
@@ -269,6 +271,71 @@ private:
         const std::string prefixPath = newPath(pack::prefixFileName);
         newFiles_.push_back(prefixPath);
         File out = File::create(prefixPath);
+        const uint64_t copied = opt_.kernelCopy ? copyWithKernel(out) : UINT64_MAX;
+        if (copied == UINT64_MAX)
+            copyThroughBuffer(out);
+        out.sync();
+        out.close();
+        st.bytesCopied += st.liveBytes;
+        st.steps.push_back(meter.finish());
+        job_.checkCancel();
+        hook("copy prefix");
+    }
+
+    // Copies the live ranges with copy_file_range (no user-space buffer; the
+    // kernel may even share blocks). Returns UINT64_MAX, having written
+    // nothing, when the file system does not support it between these files.
+    uint64_t copyWithKernel(File& out)
+    {
+        auto& st = result_.stats;
+        const uint64_t step = std::max<uint64_t>(opt_.copyBufferBytes, 4096);
+        uint64_t written = 0, sinceCheck = 0;
+        for (uint64_t i = 0; i < records_; ++i) {
+            const auto r = mapping_.at(i);
+            if (r.prefixOffset != written)
+                fail(mappingPath_, "mapping record " + std::to_string(i) + " does not follow the previous one");
+            uint64_t offset = r.offset, remaining = r.length;
+            while (remaining > 0) {
+                const auto w = reader_->locate(offset);
+                const uint64_t n = std::min(remaining, w.available);
+                if (n == 0)
+                    failAt(w.file->path(), w.position, "pack offset " + std::to_string(offset) + " is past the end of the pack");
+                off_t in = off_t(w.position), outPos = off_t(written);
+                uint64_t left = n;
+                while (left > 0) {
+                    const ssize_t k = ::copy_file_range(w.file->fd(), &in, out.fd(), &outPos, size_t(std::min<uint64_t>(left, step)), 0);
+                    if (k < 0 && errno == EINTR)
+                        continue;
+                    if (k < 0 && written == 0 && left == n
+                        && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF))
+                        return UINT64_MAX;
+                    if (k < 0)
+                        failErrno(out.path(), "cannot copy live bytes");
+                    if (k == 0)
+                        failAt(w.file->path(), uint64_t(in), "file ends early while copying live bytes");
+                    left -= uint64_t(k);
+                    written += uint64_t(k);
+                    sinceCheck += uint64_t(k);
+                    if (sinceCheck >= step) {
+                        sinceCheck = 0;
+                        job_.checkCancel();
+                        job_.setStepProgress(written, st.liveBytes);
+                        hook("copy");
+                    }
+                }
+                offset += n;
+                remaining -= n;
+            }
+        }
+        if (written != st.liveBytes)
+            fail(out.path(), "copied " + std::to_string(written) + " bytes, the walk found " + std::to_string(st.liveBytes));
+        return written;
+    }
+
+    void copyThroughBuffer(File& out)
+    {
+        auto& st = result_.stats;
+        const std::string& prefixPath = out.path();
         std::vector<uint8_t> buf(std::max<size_t>(opt_.copyBufferBytes, 4096));
         uint64_t written = 0;
         size_t fill = 0;
@@ -299,12 +366,6 @@ private:
             flush();
         if (written != st.liveBytes)
             fail(prefixPath, "copied " + std::to_string(written) + " bytes, the walk found " + std::to_string(st.liveBytes));
-        out.sync();
-        out.close();
-        st.bytesCopied += written;
-        st.steps.push_back(meter.finish());
-        job_.checkCancel();
-        hook("copy prefix");
     }
 
     // Copies old suffix bytes from position `from` to its current end into out

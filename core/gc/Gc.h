@@ -108,7 +108,10 @@ struct GcOptions {
     // The store's catalog.db; empty for a bare pack.
     std::string catalogPath;
     bool collectRanges = false;          // fill GcResult::liveRanges/deadRanges (dry run or not)
-    size_t copyBufferBytes = 4u << 20;
+    size_t copyBufferBytes = 4u << 20;   // copy granularity: progress, cancel and the "copy" hook
+    // Copy the prefix with copy_file_range (falls back to a buffer when the
+    // file system refuses); false forces the buffer.
+    bool kernelCopy = true;
     // Test hook called at named points: "open", "traverse", "write mapping",
     // "copy prefix" (after each step), "copy" (after each buffer written),
     // "suffix", "before control", "after control", "cleanup". The env var

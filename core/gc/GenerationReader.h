@@ -30,13 +30,16 @@ public:
     // and [old split, split)), in increasing order.
     std::vector<PackRange> presentRanges(uint64_t split) const;
 
-private:
+    // Where offset lives in this generation's files: the file, the position
+    // in it, and how many bytes from there belong to the same old live range.
     struct Where {
         const File* file;
         uint64_t position;
         uint64_t available;
     };
     Where locate(uint64_t offset) const;
+
+private:
     const uint8_t* window(const Where& w, uint64_t need);
 
     std::shared_ptr<const pack::Generation> g_;

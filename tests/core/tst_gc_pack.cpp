@@ -80,13 +80,16 @@ private slots:
     void successiveGcs_data()
     {
         QTest::addColumn<int>("rounds");
-        QTest::newRow("1") << 1;
-        QTest::newRow("2") << 2;
-        QTest::newRow("5") << 5;
+        QTest::addColumn<bool>("kernelCopy");
+        QTest::newRow("1") << 1 << true;
+        QTest::newRow("2") << 2 << true;
+        QTest::newRow("5") << 5 << true;
+        QTest::newRow("5, buffered copy") << 5 << false;
     }
     void successiveGcs()
     {
         QFETCH(int, rounds);
+        QFETCH(bool, kernelCopy);
         QTemporaryDir dir;
         const QString packDir = dir.filePath("pack");
         ToyStore s(packDir.toStdString());
@@ -107,7 +110,10 @@ private slots:
             const uint64_t before = dataBytes(s.pack());
             const uint64_t unreachable = s.unreachableBytes();
             const uint64_t generation = s.pack().sizes().generation;
-            const auto r = s.gc();
+            gc::GcOptions o;
+            o.kernelCopy = kernelCopy;
+            o.copyBufferBytes = 8 << 10;
+            const auto r = s.gc(o);
             QCOMPARE(r.stats.status, std::string("done"));
             QCOMPARE(r.stats.generation, generation + 1);
             QCOMPARE(s.pack().sizes().generation, generation + 1);

@@ -1,0 +1,268 @@
+// GC benchmark: packs of 100,000 and 1,000,000 objects (small chunks, a root
+// node per entry, some chunks shared between entries), half the entries
+// dropped, then one GC run in a fresh child process (so its maxrss is the
+// GC's own). Prints the per-step table, the peak RSS growth during the
+// traversal per live object (and the frontier's own bytes), and the GC wall
+// time against `cp` of the live bytes (the new prefix) in the same run.
+//
+//   bench_gc [OBJECTS ...] [--dir DIR]      (default 100000 1000000, DIR under /tmp)
+#include "core/gc/Gc.h"
+#include "core/jobs/Job.h"
+#include "core/pack/Pack.h"
+#include "core/util/File.h"
+#include "core/util/Sha256.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <cstdio>
+#include <cstring>
+#include <sys/resource.h>
+#include <random>
+
+using namespace cs;
+
+namespace {
+
+constexpr int kChunksPerEntry = 9;     // one shared + 8 new chunks, + 1 root node: 9 new objects per entry
+constexpr int kSharedPool = 1000;
+
+// Builds the pack straight through Pack::appendAll in batches; returns the roots.
+std::vector<uint64_t> buildPack(pack::Pack& p, uint64_t objects, uint64_t& chunkCount)
+{
+    std::mt19937_64 rng(42);
+    auto randomChunk = [&] {
+        std::string s(32 + rng() % 96, '\0');
+        for (auto& c : s)
+            c = char(rng());
+        const auto sha = Sha256::of(s.data(), s.size());
+        return std::make_pair(pack::encodeChunk(sha, uint32_t(s.size()), pack::compressChunkFrame(s.data(), s.size(), 1)),
+                              uint64_t(s.size()));
+    };
+    std::vector<std::pair<uint64_t, uint64_t>> shared; // offset, raw size
+    {
+        std::vector<std::string> batch;
+        std::vector<uint64_t> sizes;
+        for (int i = 0; i < kSharedPool; ++i) {
+            auto [obj, raw] = randomChunk();
+            batch.push_back(std::move(obj));
+            sizes.push_back(raw);
+        }
+        const auto offs = p.appendAll(batch);
+        for (size_t i = 0; i < offs.size(); ++i)
+            shared.push_back({offs[i], sizes[i]});
+    }
+    chunkCount = kSharedPool;
+    std::vector<uint64_t> roots;
+    uint64_t made = kSharedPool;
+    while (made < objects) {
+        // One batch of entries; offsets computed ahead (we are the only writer).
+        std::vector<std::string> batch;
+        uint64_t at = p.end();
+        const uint64_t first = at;
+        std::vector<uint64_t> batchRoots;
+        for (int e = 0; e < 1000 && made < objects; ++e) {
+            std::vector<pack::ChildRef> children;
+            for (int c = 0; c < kChunksPerEntry; ++c) {
+                if (c == 0) {
+                    const auto& s = shared[rng() % shared.size()];
+                    children.push_back({s.first, s.second});
+                    continue;
+                }
+                auto [obj, raw] = randomChunk();
+                children.push_back({at, raw});
+                at += obj.size();
+                batch.push_back(std::move(obj));
+                ++made;
+                ++chunkCount;
+            }
+            std::string node = pack::encodeNode(children);
+            batchRoots.push_back(at);
+            at += node.size();
+            batch.push_back(std::move(node));
+            ++made;
+        }
+        const auto offs = p.appendAll(batch);
+        if (offs.front() != first) {
+            std::fprintf(stderr, "bench_gc: someone else appended to the pack\n");
+            std::exit(1);
+        }
+        roots.insert(roots.end(), batchRoots.begin(), batchRoots.end());
+    }
+    p.sync();
+    return roots;
+}
+
+int child(const QString& packDir, const QString& rootsFile)
+{
+    auto p = pack::Pack::open(packDir.toStdString(), false);
+    const std::string raw = readWholeFile(rootsFile.toStdString(), size_t(1) << 30);
+    std::vector<uint64_t> roots(raw.size() / 8);
+    std::memcpy(roots.data(), raw.data(), roots.size() * 8);
+    gc::GcOptions o;
+    o.roots = std::move(roots);
+    // Peak RSS of the traversal alone: reset the process's high-water mark
+    // (Linux >= 4.0: "5" > /proc/self/clear_refs) when the open step ends,
+    // note the resident size then, and read the high-water mark after the walk.
+    qint64 rssAtOpen = -1, hwmAfterTraverse = -1;
+    auto statusKiB = [](const char* field) -> qint64 {
+        QFile f("/proc/self/status");
+        if (!f.open(QIODevice::ReadOnly))
+            return -1;
+        for (const QByteArray& line : f.readAll().split('\n'))
+            if (line.startsWith(field))
+                return line.mid(int(strlen(field))).trimmed().split(' ').front().toLongLong();
+        return -1;
+    };
+    o.hook = [&](const char* point) {
+        if (std::string(point) == "open") {
+            QFile clear("/proc/self/clear_refs");
+            if (clear.open(QIODevice::WriteOnly))
+                clear.write("5");
+            rssAtOpen = statusKiB("VmRSS:");
+        } else if (std::string(point) == "traverse") {
+            hwmAfterTraverse = statusKiB("VmHWM:");
+        }
+    };
+    Job job("gc");
+    QElapsedTimer t;
+    t.start();
+    const auto r = gc::collectGarbage(*p, o, job);
+    const double wall = double(t.nsecsElapsed()) / 1e9;
+    QJsonObject out = QJsonDocument::fromJson(QByteArray::fromStdString(r.stats.toJson())).object();
+    out.insert("wall_s", wall);
+    out.insert("rss_at_open_kib", rssAtOpen);
+    out.insert("hwm_after_traverse_kib", hwmAfterTraverse);
+    std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Compact).constData());
+    return 0;
+}
+
+struct Timing {
+    double wall = 0, cpu = 0;
+};
+
+// Wall time and CPU time (user + sys of the finished children) of a command.
+Timing timeCommand(const QString& program, const QStringList& args)
+{
+    auto childCpu = [] {
+        rusage u{};
+        ::getrusage(RUSAGE_CHILDREN, &u);
+        return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+    };
+    const double cpu0 = childCpu();
+    QElapsedTimer t;
+    t.start();
+    QProcess proc;
+    proc.start(program, args);
+    proc.waitForFinished(-1);
+    return {double(t.nsecsElapsed()) / 1e9, childCpu() - cpu0};
+}
+
+void runOne(const QString& base, uint64_t objects)
+{
+    const QString dir = base + QStringLiteral("/gc-%1").arg(objects);
+    QDir(dir).removeRecursively();
+    QDir().mkpath(dir);
+    const QString packDir = dir + "/pack";
+    uint64_t chunks = 0;
+    std::vector<uint64_t> roots;
+    QElapsedTimer build;
+    build.start();
+    {
+        auto p = pack::Pack::open(packDir.toStdString(), true);
+        roots = buildPack(*p, objects, chunks);
+    }
+    const double buildS = double(build.nsecsElapsed()) / 1e9;
+    // Keep every other entry.
+    std::string kept;
+    uint64_t keptRoots = 0;
+    for (size_t i = 0; i < roots.size(); i += 2) {
+        kept.append(reinterpret_cast<const char*>(&roots[i]), 8);
+        ++keptRoots;
+    }
+    {
+        File f = File::create((dir + "/roots.bin").toStdString());
+        f.writeAll(kept.data(), kept.size());
+    }
+    QProcess proc;
+    proc.start(QCoreApplication::applicationFilePath(), {"--child", packDir, dir + "/roots.bin"});
+    proc.waitForFinished(-1);
+    if (proc.exitCode() != 0) {
+        std::fprintf(stderr, "bench_gc: GC child failed: %s\n", proc.readAllStandardError().constData());
+        std::exit(1);
+    }
+    const QJsonObject s = QJsonDocument::fromJson(proc.readAllStandardOutput()).object();
+    const QString prefix = packDir + QStringLiteral("/%1.prefix").arg(s["generation"].toInteger());
+    const Timing cp = timeCommand("cp", {prefix, dir + "/cp-copy"});
+    QFile::remove(dir + "/cp-copy");
+    const Timing cpSync = timeCommand("sh", {"-c", QStringLiteral("cp '%1' '%2/cp-copy' && sync '%2/cp-copy'").arg(prefix, dir)});
+    QFile::remove(dir + "/cp-copy");
+
+    const QJsonArray steps = s["steps"].toArray();
+    double gcWall = 0, gcCpu = 0;
+    qint64 rssOpen = 0, rssTraverse = 0;
+    std::printf("\n== %llu objects (%llu entries, %llu kept; %llu chunks incl. %d shared), pack built in %.2f s ==\n",
+                (unsigned long long)objects, (unsigned long long)roots.size(), (unsigned long long)keptRoots,
+                (unsigned long long)chunks, kSharedPool, buildS);
+    std::printf("%-14s %8s %8s %8s %11s %8s %6s %8s %8s %7s %7s\n", "step", "wall s", "user s", "sys s", "maxrss KiB",
+                "minflt", "majflt", "inblock", "oublock", "nvcsw", "nivcsw");
+    for (const auto& v : steps) {
+        const QJsonObject st = v.toObject();
+        gcWall += st["wall_s"].toDouble();
+        gcCpu += st["user_s"].toDouble() + st["sys_s"].toDouble();
+        if (st["name"].toString() == "open")
+            rssOpen = st["maxrss_kib"].toInteger();
+        if (st["name"].toString() == "traverse")
+            rssTraverse = st["maxrss_kib"].toInteger();
+        std::printf("%-14s %8.3f %8.3f %8.3f %11lld %8lld %6lld %8lld %8lld %7lld %7lld\n",
+                    st["name"].toString().toUtf8().constData(), st["wall_s"].toDouble(), st["user_s"].toDouble(),
+                    st["sys_s"].toDouble(), st["maxrss_kib"].toInteger(), st["minflt"].toInteger(),
+                    st["majflt"].toInteger(), st["inblock"].toInteger(), st["oublock"].toInteger(),
+                    st["nvcsw"].toInteger(), st["nivcsw"].toInteger());
+    }
+    const double live = s["objects_visited"].toDouble();
+    const double frontier = s["largest_frontier"].toDouble();
+    std::printf("objects visited %.0f, live %.1f MiB in %lld ranges, reclaimed %.1f MiB, pack %.1f -> %.1f MiB\n", live,
+                s["live_bytes"].toDouble() / 1048576.0, s["ranges"].toInteger(),
+                s["reclaimed_bytes"].toDouble() / 1048576.0, s["pack_bytes_before"].toDouble() / 1048576.0,
+                s["pack_bytes_after"].toDouble() / 1048576.0);
+    const qint64 rssAtOpen = s["rss_at_open_kib"].toInteger(), hwm = s["hwm_after_traverse_kib"].toInteger();
+    std::printf("traversal peak RSS: %lld KiB resident when the walk starts, high-water %lld KiB after it: growth %lld KiB"
+                " = %.1f bytes per live object (getrusage maxrss %lld -> %lld KiB)\n",
+                rssAtOpen, hwm, hwm - rssAtOpen, double(hwm - rssAtOpen) * 1024.0 / live, rssOpen, rssTraverse);
+    std::printf("traversal frontier: largest %.0f offsets = %.2f bytes per live object (x8 bytes; x16 with vector growth: %.2f)\n",
+                frontier, frontier * 8.0 / live, frontier * 16.0 / live);
+    std::printf("GC wall %.3f s (sum of steps) vs cp of the live bytes %.3f s (%.2fx), cp + fsync %.3f s (%.2fx)\n",
+                gcWall, cp.wall, gcWall / cp.wall, cpSync.wall, gcWall / cpSync.wall);
+    std::printf("GC CPU %.3f s (user + sys) vs cp CPU %.3f s (%.2fx)\n", gcCpu, cp.cpu, cp.cpu > 0 ? gcCpu / cp.cpu : 0.0);
+    QDir(dir).removeRecursively();
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QStringList args = app.arguments();
+    if (args.size() == 4 && args[1] == "--child")
+        return child(args[2], args[3]);
+    QString base = QDir::tempPath() + "/bench_gc";
+    std::vector<uint64_t> counts;
+    for (int i = 1; i < args.size(); ++i) {
+        if (args[i] == "--dir" && i + 1 < args.size())
+            base = args[++i];
+        else
+            counts.push_back(args[i].toULongLong());
+    }
+    if (counts.empty())
+        counts = {100000, 1000000};
+    for (uint64_t n : counts)
+        runOne(base, n);
+    return 0;
+}
