@@ -10,6 +10,8 @@ struct Entry {
 };
 const Entry kScenarios[] = {
     {"snapshot", &makeSnapshotScenario},
+    {"restore", &makeRestoreScenario},
+    {"gc", &makeGcScenario},
     {"boot", &makeBootScenario},
 };
 } // namespace

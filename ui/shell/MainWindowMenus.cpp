@@ -1,4 +1,5 @@
 // The main window's menus: File (open, recent, export, close, quit), View, Help.
+#include "ui/bench/BenchmarkDocument.h"
 #include "ui/shell/Document.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/RecentFiles.h"
@@ -35,6 +36,8 @@ void MainWindow::createMenus()
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(sidebarDock_->toggleViewAction());
+
+    menuBar()->addMenu(tr("&Tools"))->addAction(tr("&Benchmarks"), this, [this] { addDocument(new BenchmarkDocument, tr("Benchmarks"), QString()); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About cachescope"), this, [this] {

@@ -1,0 +1,218 @@
+// The benchmarks view, headless: a short scenario runs in the document, the
+// live graph receives its samples, the history has the run, two runs compare,
+// the exports parse back (PNG, PDF, SVG with the series' paths, CSV, JSON),
+// a million live points go through without a long stall, and the GUI thread
+// never stalls 50 ms or more while a scenario runs.
+#include "common/TestSupport.h"
+
+#include "core/bench/Bench.h"
+#include "ui/bench/BenchModels.h"
+#include "ui/bench/BenchmarkDocument.h"
+#include "ui/bench/SamplePlot.h"
+#include "ui/shell/StallMonitor.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QDir>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QXmlStreamReader>
+
+class TestBenchView : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir tmp_;
+    QString historyPath() const { return tmp_.path() + QStringLiteral("/history.db"); }
+
+    qint64 runTiny(ui::BenchmarkDocument& doc, ui::StallMonitor* monitor = nullptr)
+    {
+        doc.selectScenario(QStringLiteral("snapshot"));
+        doc.setParam(QStringLiteral("populated"), QStringLiteral("6MiB"));
+        doc.setParam(QStringLiteral("sparse"), QStringLiteral("24MiB"));
+        doc.setParam(QStringLiteral("chunk"), QStringLiteral("256KiB"));
+        doc.setParam(QStringLiteral("workers"), QStringLiteral("2"));
+        QSignalSpy finished(&doc, &ui::BenchmarkDocument::runFinished);
+        if (monitor)
+            monitor->reset();
+        if (!doc.run())
+            return -1;
+        if (!finished.wait(60000))
+            return -1;
+        if (finished.first().at(1).toString() != QLatin1String("done"))
+            return -2;
+        return finished.first().at(0).toLongLong();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(tmp_.isValid());
+        QDir(tmp_.path()).mkpath(QStringLiteral("scratch"));
+        qputenv("TMPDIR", (tmp_.path() + QStringLiteral("/scratch")).toUtf8());
+    }
+
+    void runShowsLiveSamplesAndKeepsHistory()
+    {
+        ui::StallMonitor monitor;
+        monitor.start();
+        ui::BenchmarkDocument doc(historyPath());
+        doc.resize(1300, 850);
+        doc.show();
+        QAbstractItemModelTester t1(doc.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(doc.resultModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const qint64 id = runTiny(doc, &monitor);
+        QVERIFY2(id > 0, "the snapshot scenario did not finish as done");
+        const int stall = monitor.longestStallMs();
+        // The live timer drew samples while the scenario ran.
+        QVERIFY(doc.liveSamplesReceived() > 0);
+        QVERIFY(doc.plot()->pointCount(QStringLiteral("RSS MB")) > 0);
+        QVERIFY(doc.plot()->pointCount(QStringLiteral("throughput MB/s")) > 0);
+        // The history has the run, with the same samples the view shows.
+        QVERIFY(doc.historyModel()->rowOf(id) >= 0);
+        const auto stored = cs::BenchHistory::openFile(historyPath().toStdString()).load(id);
+        QVERIFY(stored);
+        QCOMPARE(stored->status, std::string("done"));
+        QCOMPARE(doc.shownRuns().size(), size_t(1));
+        QCOMPARE(doc.shownRuns()[0].samples.size(), stored->samples.size());
+        QCOMPARE(doc.liveSamplesReceived(), qint64(stored->samples.size()));
+        QVERIFY(doc.resultModel()->rowCount() > 10);
+        QVERIFY2(stall < 50, qPrintable(QStringLiteral("GUI thread stalled %1 ms during the run").arg(stall)));
+    }
+
+    void exportsParseBack()
+    {
+        ui::BenchmarkDocument doc(historyPath());
+        doc.resize(1200, 800);
+        const auto runs = cs::BenchHistory::openFile(historyPath().toStdString()).list("snapshot");
+        QVERIFY(!runs.empty());
+        QVERIFY(doc.showRun(runs.front().id));
+        const size_t samples = doc.shownRuns()[0].samples.size();
+        QString error;
+
+        const QString png = tmp_.path() + QStringLiteral("/chart.png");
+        QVERIFY2(doc.exportChart(png, &error), qPrintable(error));
+        const QByteArray pngBytes = testsupport::readFile(png);
+        QVERIFY(pngBytes.startsWith("\x89PNG\r\n\x1a\n"));
+        QImage image;
+        QVERIFY(image.loadFromData(pngBytes, "PNG"));
+        QCOMPARE(image.size(), doc.plot()->size());
+
+        const QString pdf = tmp_.path() + QStringLiteral("/chart.pdf");
+        QVERIFY2(doc.exportChart(pdf, &error), qPrintable(error));
+        const QByteArray pdfBytes = testsupport::readFile(pdf);
+        QVERIFY(pdfBytes.startsWith("%PDF-"));
+        QVERIFY(pdfBytes.trimmed().endsWith("%%EOF"));
+        QVERIFY(pdfBytes.size() > 2000);
+
+        const QString svg = tmp_.path() + QStringLiteral("/chart.svg");
+        QVERIFY2(doc.exportChart(svg, &error), qPrintable(error));
+        QXmlStreamReader xml(testsupport::readFile(svg));
+        int paths = 0;
+        QSet<QString> strokes;
+        while (!xml.atEnd()) {
+            if (xml.readNext() == QXmlStreamReader::StartElement) {
+                if (xml.name() == QLatin1String("path") || xml.name() == QLatin1String("polyline"))
+                    ++paths;
+                // QSvgGenerator puts the pen on the enclosing <g>.
+                const auto stroke = xml.attributes().value(QLatin1String("stroke"));
+                if (!stroke.isEmpty())
+                    strokes.insert(stroke.toString().toLower());
+            }
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(paths > 3);
+        // Every series' colour is drawn as a path.
+        for (int i = 0; i < doc.plot()->graphCount(); ++i) {
+            const QString colour = doc.plot()->graph(i)->pen().color().name().toLower();
+            QVERIFY2(strokes.contains(colour), qPrintable(colour));
+        }
+
+        const QString csv = tmp_.path() + QStringLiteral("/samples.csv");
+        QVERIFY2(doc.exportSamplesCsv(csv, &error), qPrintable(error));
+        const QList<QByteArray> lines = testsupport::readFile(csv).trimmed().split('\n');
+        QCOMPARE(lines.first().trimmed(), QByteArray("run,t,series,value"));
+        QCOMPARE(size_t(lines.size()), samples + 1);
+        for (int i = 1; i < lines.size(); i += 97)
+            QCOMPARE(lines[i].count(','), 3);
+
+        const QString json = tmp_.path() + QStringLiteral("/result.json");
+        QVERIFY2(doc.exportResultJson(json, &error), qPrintable(error));
+        const QJsonObject o = QJsonDocument::fromJson(testsupport::readFile(json)).object();
+        QCOMPARE(o.value(QStringLiteral("scenario")).toString(), QStringLiteral("snapshot"));
+        QCOMPARE(o.value(QStringLiteral("id")).toInteger(), runs.front().id);
+        QVERIFY(o.value(QStringLiteral("result")).toObject().value(QStringLiteral("rows")).toArray().size() > 10);
+
+        // A failed write is reported, not silent.
+        QVERIFY(!doc.exportChart(QStringLiteral("/nonexistent/dir/chart.png"), &error));
+        QVERIFY(error.contains(QStringLiteral("/nonexistent/dir/chart.png")));
+    }
+
+    void compareTwoRuns()
+    {
+        ui::BenchmarkDocument doc(historyPath());
+        const qint64 second = runTiny(doc);
+        QVERIFY(second > 0);
+        const auto runs = cs::BenchHistory::openFile(historyPath().toStdString()).list("snapshot");
+        QVERIFY(runs.size() >= 2);
+        const qint64 first = runs.back().id;
+        QVERIFY(doc.compare(first, second));
+        QVERIFY(doc.resultModel()->isComparison());
+        QCOMPARE(doc.resultModel()->columnCount(), 5);
+        // Both runs' graphs are overlaid.
+        QVERIFY(doc.plot()->pointCount(QStringLiteral("RSS MB"), 0) > 0);
+        QVERIFY(doc.plot()->pointCount(QStringLiteral("RSS MB"), 1) > 0);
+        // The percentage column is B / A of the two stored results.
+        const auto a = doc.shownRuns()[0].result.value("ratio ours");
+        const auto b = doc.shownRuns()[1].result.value("ratio ours");
+        bool found = false;
+        for (int r = 0; r < doc.resultModel()->rowCount(); ++r) {
+            if (doc.resultModel()->index(r, 0).data().toString() == QLatin1String("ratio ours")) {
+                found = true;
+                QCOMPARE(doc.resultModel()->index(r, 4).data(ui::RawValueRole).toDouble(), b / a * 100.0);
+            }
+        }
+        QVERIFY(found);
+        QString error;
+        const QString csv = tmp_.path() + QStringLiteral("/compare.csv");
+        QVERIFY(doc.exportSamplesCsv(csv, &error));
+        const auto lines = testsupport::readFile(csv).trimmed().split('\n');
+        QCOMPARE(size_t(lines.size()), doc.shownRuns()[0].samples.size() + doc.shownRuns()[1].samples.size() + 1);
+    }
+
+    void aMillionLivePointsWithoutStalls()
+    {
+        ui::BenchmarkDocument doc(historyPath());
+        doc.resize(1200, 800);
+        doc.show();
+        doc.setLiveWindowSeconds(0);  // keep every point
+        doc.plot()->setWindowSeconds(0);
+        ui::StallMonitor monitor;
+        monitor.start();
+        const char* series[] = {"RSS MB", "CPU %", "throughput MB/s", "done MB"};
+        std::vector<cs::Sample> batch;
+        const int perSeries = 250000;
+        for (int i = 0; i < perSeries; ++i)
+            for (const char* s : series)
+                batch.push_back({i * 0.001, s, double(i % 1000)});
+        QTest::qWait(50);
+        monitor.reset();
+        // Fed in slices, as a scenario would, over a few seconds.
+        for (size_t off = 0; off < batch.size(); off += 40000) {
+            doc.injectLiveSamples(std::vector<cs::Sample>(batch.begin() + qsizetype(off),
+                                                          batch.begin() + qsizetype(std::min(batch.size(), off + 40000))));
+            QTest::qWait(40);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(doc.liveSamplesReceived(), qint64(batch.size()), 30000);
+        QTest::qWait(100);
+        QCOMPARE(doc.plot()->pointCount(QStringLiteral("RSS MB")), perSeries);
+        const int stall = monitor.longestStallMs();
+        QVERIFY2(stall < 50, qPrintable(QStringLiteral("GUI thread stalled %1 ms with a million points").arg(stall)));
+    }
+};
+
+CACHESCOPE_TEST_MAIN(TestBenchView)
+#include "tst_bench_view.moc"

@@ -1,0 +1,490 @@
+#include "ui/bench/BenchmarkDocument.h"
+
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+#include "ui/bench/BenchModels.h"
+#include "ui/bench/SamplePlot.h"
+#include "ui/charts/ChartExport.h"
+#include "ui/jobs/JobProgressWidget.h"
+#include "ui/jobs/JobRunner.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace ui {
+
+namespace {
+constexpr int kLiveIntervalMs = 33;            // at most ~30 replots a second
+constexpr size_t kMaxSamplesPerTick = 50000;   // bounds the GUI thread's work per tick
+QString q(const std::string& s) { return QString::fromStdString(s); }
+}
+
+BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent)
+    : QWidget(parent), historyPath_(historyPath), runner_(new JobRunner(this)), queue_(std::make_shared<Queue>())
+{
+    // ---- left: scenario, parameters, run, history
+    scenarioBox_ = new QComboBox;
+    for (const auto& n : cs::scenarioNames())
+        scenarioBox_->addItem(q(n));
+    description_ = new QLabel;
+    description_->setWordWrap(true);
+    auto* paramBox = new QGroupBox(tr("Parameters"));
+    form_ = new QFormLayout(paramBox);
+    runButton_ = new QPushButton(tr("Run"));
+    cancelButton_ = new QPushButton(tr("Cancel"));
+    cancelButton_->setEnabled(false);
+    progress_ = new JobProgressWidget;
+    progress_->attach(runner_);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(runButton_);
+    buttons->addWidget(cancelButton_);
+    buttons->addStretch();
+
+    history_ = new HistoryModel(this);
+    historyView_ = new QTableView;
+    historyView_->setModel(history_);
+    historyView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    historyView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    historyView_->verticalHeader()->hide();
+    historyView_->horizontalHeader()->setStretchLastSection(true);
+    historyView_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    auto* showButton = new QPushButton(tr("Show"));
+    auto* compareButton = new QPushButton(tr("Compare"));
+    compareButton->setToolTip(tr("Select two runs: the first selected is A, the other B."));
+    auto* deleteButton = new QPushButton(tr("Delete"));
+    auto* historyButtons = new QHBoxLayout;
+    historyButtons->addWidget(showButton);
+    historyButtons->addWidget(compareButton);
+    historyButtons->addWidget(deleteButton);
+    historyButtons->addStretch();
+
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->addWidget(new QLabel(tr("Scenario")));
+    leftLayout->addWidget(scenarioBox_);
+    leftLayout->addWidget(description_);
+    leftLayout->addWidget(paramBox);
+    leftLayout->addLayout(buttons);
+    leftLayout->addWidget(progress_);
+    leftLayout->addWidget(new QLabel(tr("History")));
+    leftLayout->addWidget(historyView_, 1);
+    leftLayout->addLayout(historyButtons);
+
+    // ---- right: export buttons, live plot, results
+    plot_ = new SamplePlot;
+    plot_->setWindowSeconds(600);
+    results_ = new ResultTableModel(this);
+    resultView_ = new QTableView;
+    resultView_->setModel(results_);
+    resultView_->verticalHeader()->hide();
+    resultView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    resultView_->horizontalHeader()->setStretchLastSection(true);
+    resultView_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    sampleModel_ = new SampleTableModel(this);
+    statusLabel_ = new QLabel(tr("No run yet."));
+
+    auto* exportChart = new QAction(tr("Export Chart…"), this);
+    auto* exportCsv = new QAction(tr("Export Samples as CSV…"), this);
+    auto* exportJson = new QAction(tr("Export Result as JSON…"), this);
+    exportActions_ = {exportChart, exportCsv, exportJson};
+    auto* toolbar = new QHBoxLayout;
+    toolbar->addWidget(statusLabel_, 1);
+    for (QAction* a : exportActions_) {
+        auto* b = new QToolButton;
+        b->setDefaultAction(a);
+        toolbar->addWidget(b);
+    }
+    auto* right = new QWidget;
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->addLayout(toolbar);
+    auto* rightSplit = new QSplitter(Qt::Vertical);
+    rightSplit->addWidget(plot_);
+    rightSplit->addWidget(resultView_);
+    rightSplit->setStretchFactor(0, 3);
+    rightSplit->setStretchFactor(1, 2);
+    rightLayout->addWidget(rightSplit, 1);
+
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(1, 1);
+    split->setSizes({340, 900});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(split);
+
+    liveTimer_ = new QTimer(this);
+    liveTimer_->setInterval(kLiveIntervalMs);
+    connect(liveTimer_, &QTimer::timeout, this, &BenchmarkDocument::drainLive);
+
+    connect(scenarioBox_, &QComboBox::currentIndexChanged, this, &BenchmarkDocument::buildForm);
+    connect(runButton_, &QPushButton::clicked, this, &BenchmarkDocument::run);
+    connect(cancelButton_, &QPushButton::clicked, this, &BenchmarkDocument::cancel);
+    connect(runner_, &JobRunner::finished, this, &BenchmarkDocument::onFinished);
+    connect(showButton, &QPushButton::clicked, this, &BenchmarkDocument::showSelected);
+    connect(historyView_, &QTableView::doubleClicked, this, &BenchmarkDocument::showSelected);
+    connect(compareButton, &QPushButton::clicked, this, &BenchmarkDocument::compareSelected);
+    connect(deleteButton, &QPushButton::clicked, this, &BenchmarkDocument::deleteSelected);
+    connect(exportChart, &QAction::triggered, this, [this] {
+        askAndExportPlot(this, plot_, QStringLiteral("benchmark.png"));
+    });
+    connect(exportCsv, &QAction::triggered, this, [this] { askAndExportCsv(this, sampleModel_, QStringLiteral("samples.csv")); });
+    connect(exportJson, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export result"), QStringLiteral("result.json"),
+                                                          tr("JSON (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !exportResultJson(path, &error))
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
+
+    buildForm();
+    reloadHistory();
+}
+
+BenchmarkDocument::~BenchmarkDocument()
+{
+    runner_->cancel();
+    runner_->waitForAll();
+}
+
+cs::BenchHistory BenchmarkDocument::openHistory() const
+{
+    if (!storeDir_.isEmpty())
+        return cs::BenchHistory::openStore(storeDir_.toStdString());
+    if (!historyPath_.isEmpty())
+        return cs::BenchHistory::openFile(historyPath_.toStdString());
+    return cs::BenchHistory::openDefault();
+}
+
+QString BenchmarkDocument::historyLocation() const
+{
+    if (!storeDir_.isEmpty())
+        return storeDir_ + QStringLiteral("/catalog.db");
+    return historyPath_.isEmpty() ? q(cs::BenchHistory::defaultPath()) : historyPath_;
+}
+
+bool BenchmarkDocument::setStore(const QString& storeDir, QString* error)
+{
+    const QString old = storeDir_;
+    storeDir_ = storeDir;
+    try {
+        openHistory();
+    } catch (const std::exception& e) {
+        storeDir_ = old;
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    reloadHistory();
+    return true;
+}
+
+void BenchmarkDocument::buildForm()
+{
+    while (form_->rowCount() > 0)
+        form_->removeRow(0);
+    paramEdits_.clear();
+    auto s = cs::makeScenario(scenario().toStdString());
+    if (!s)
+        return;
+    description_->setText(q(s->description()));
+    for (const auto& spec : s->params()) {
+        auto* edit = new QLineEdit;
+        edit->setPlaceholderText(q(spec.defaultValue.empty() ? std::string("(none)") : spec.defaultValue));
+        edit->setToolTip(QStringLiteral("%1 (%2)").arg(q(spec.description), QString::fromLatin1(cs::paramKindName(spec.kind))));
+        form_->addRow(q(spec.name), edit);
+        paramEdits_.emplace_back(q(spec.name), edit);
+    }
+}
+
+void BenchmarkDocument::selectScenario(const QString& name)
+{
+    const int i = scenarioBox_->findText(name);
+    if (i >= 0)
+        scenarioBox_->setCurrentIndex(i);
+}
+
+QString BenchmarkDocument::scenario() const { return scenarioBox_->currentText(); }
+
+void BenchmarkDocument::setParam(const QString& name, const QString& value)
+{
+    for (auto& [n, edit] : paramEdits_)
+        if (n == name)
+            edit->setText(value);
+}
+
+void BenchmarkDocument::setLiveWindowSeconds(double seconds) { liveWindow_ = seconds; plot_->setWindowSeconds(seconds); }
+
+bool BenchmarkDocument::isRunning() const { return runner_->isRunning(); }
+
+void BenchmarkDocument::setRunning(bool running)
+{
+    runButton_->setEnabled(!running);
+    cancelButton_->setEnabled(running);
+    scenarioBox_->setEnabled(!running);
+}
+
+bool BenchmarkDocument::run()
+{
+    if (runner_->isRunning())
+        return false;
+    cs::RunOptions options;
+    for (const auto& [name, edit] : paramEdits_)
+        if (!edit->text().trimmed().isEmpty())
+            options.params[name.toStdString()] = edit->text().trimmed().toStdString();
+    const std::string name = scenario().toStdString();
+    // Check the parameters here, so a typo is reported before anything starts.
+    try {
+        auto s = cs::makeScenario(name);
+        cs::Params(s->params(), options.params).validate();
+    } catch (const std::exception& e) {
+        statusLabel_->setText(QString::fromUtf8(e.what()));
+        QMessageBox::warning(this, tr("Benchmark"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    {
+        std::lock_guard lock(queue_->mutex);
+        queue_->samples.clear();
+    }
+    auto queue = queue_;
+    options.onSample = [queue](const cs::Sample& s) {
+        std::lock_guard lock(queue->mutex);
+        queue->samples.push_back(s);
+    };
+    plot_->clearAll();
+    plot_->setWindowSeconds(liveWindow_);
+    liveReceived_ = 0;
+    shown_.clear();
+    results_->setResult({});
+    pending_ = std::make_shared<cs::BenchRun>();
+    auto pending = pending_;
+    const bool inStore = !storeDir_.isEmpty();
+    const QString historyPath = historyPath_;
+    const QString storeDir = storeDir_;
+    runner_->start(QStringLiteral("benchmark %1").arg(scenario()), [=](cs::Job& job) -> std::any {
+        *pending = cs::runScenario(name, options, job);
+        cs::BenchHistory h = inStore ? cs::BenchHistory::openStore(storeDir.toStdString())
+                             : historyPath.isEmpty() ? cs::BenchHistory::openDefault()
+                                                     : cs::BenchHistory::openFile(historyPath.toStdString());
+        h.save(*pending);
+        if (pending->status == "cancelled")
+            throw cs::Cancelled();
+        if (pending->status == "failed")
+            throw cs::Error(pending->error);
+        return pending->id;
+    });
+    statusLabel_->setText(tr("Running %1…").arg(scenario()));
+    setRunning(true);
+    liveTimer_->start();
+    return true;
+}
+
+void BenchmarkDocument::cancel() { runner_->cancel(); }
+
+void BenchmarkDocument::injectLiveSamples(const std::vector<cs::Sample>& samples)
+{
+    std::lock_guard lock(queue_->mutex);
+    queue_->samples.insert(queue_->samples.end(), samples.begin(), samples.end());
+    if (!liveTimer_->isActive())
+        QMetaObject::invokeMethod(liveTimer_, qOverload<>(&QTimer::start), Qt::QueuedConnection);
+}
+
+void BenchmarkDocument::drainLive()
+{
+    std::vector<cs::Sample> batch;
+    {
+        std::lock_guard lock(queue_->mutex);
+        if (queue_->samples.size() <= kMaxSamplesPerTick) {
+            batch.swap(queue_->samples);
+        } else {
+            batch.assign(queue_->samples.begin(), queue_->samples.begin() + kMaxSamplesPerTick);
+            queue_->samples.erase(queue_->samples.begin(), queue_->samples.begin() + kMaxSamplesPerTick);
+        }
+    }
+    if (!batch.empty()) {
+        plot_->append(batch);
+        liveReceived_ += qint64(batch.size());
+        plot_->refresh();
+    } else if (!runner_->isRunning()) {
+        liveTimer_->stop();
+    }
+}
+
+void BenchmarkDocument::onFinished(bool ok, const QString& text)
+{
+    setRunning(false);
+    drainLive();
+    auto run = pending_;
+    pending_.reset();
+    reloadHistory();
+    if (!run) {
+        return;
+    }
+    statusLabel_->setText(ok ? tr("Run %1 done.").arg(run->id)
+                             : tr("Run %1 %2: %3").arg(run->id).arg(q(run->status), text));
+    // Show the finished run from its own samples (all of them, not the live window).
+    std::vector<cs::BenchRun> runs{*run};
+    showRuns(std::move(runs));
+    const int row = history_->rowOf(run->id);
+    if (row >= 0)
+        historyView_->selectRow(row);
+    Q_EMIT runFinished(run->id, q(run->status));
+}
+
+void BenchmarkDocument::reloadHistory()
+{
+    try {
+        history_->setRuns(openHistory().list());
+        historyView_->resizeColumnsToContents();
+    } catch (const std::exception& e) {
+        history_->setRuns({});
+        statusLabel_->setText(QString::fromUtf8(e.what()));
+    }
+}
+
+void BenchmarkDocument::showRuns(std::vector<cs::BenchRun> runs)
+{
+    shown_ = std::move(runs);
+    plot_->clearAll();
+    plot_->setWindowSeconds(0);
+    std::vector<std::vector<cs::Sample>> sampleRuns;
+    QStringList labels;
+    for (size_t i = 0; i < shown_.size(); ++i) {
+        const QString label = shown_.size() > 1 ? QStringLiteral("%1 run %2").arg(QLatin1Char(i == 0 ? 'A' : 'B')).arg(shown_[i].id)
+                                                : QString();
+        plot_->addRun(shown_[i].samples, int(i), label);
+        sampleRuns.push_back(shown_[i].samples);
+        labels << QString::number(shown_[i].id);
+    }
+    plot_->refresh();
+    sampleModel_->setRuns(std::move(sampleRuns), labels);
+    if (shown_.size() == 2)
+        results_->setComparison(cs::compareRuns(shown_[0], shown_[1]), tr("A: run %1").arg(shown_[0].id),
+                                tr("B: run %1").arg(shown_[1].id));
+    else if (shown_.size() == 1)
+        results_->setResult(shown_[0].result);
+    else
+        results_->setResult({});
+}
+
+bool BenchmarkDocument::showRun(qint64 id)
+{
+    try {
+        auto r = openHistory().load(id);
+        if (!r)
+            return false;
+        statusLabel_->setText(tr("Run %1: %2, %3").arg(id).arg(q(r->scenario), q(r->status)));
+        showRuns({*r});
+        return true;
+    } catch (const std::exception& e) {
+        statusLabel_->setText(QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+bool BenchmarkDocument::compare(qint64 a, qint64 b)
+{
+    try {
+        const cs::BenchHistory h = openHistory();
+        auto ra = h.load(a), rb = h.load(b);
+        if (!ra || !rb)
+            return false;
+        statusLabel_->setText(tr("A = run %1, B = run %2 (B as %% of A)").arg(a).arg(b));
+        showRuns({*ra, *rb});
+        return true;
+    } catch (const std::exception& e) {
+        statusLabel_->setText(QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+void BenchmarkDocument::showSelected()
+{
+    const auto rows = historyView_->selectionModel()->selectedRows();
+    if (!rows.isEmpty())
+        showRun(history_->run(rows.first().row()).id);
+}
+
+void BenchmarkDocument::compareSelected()
+{
+    const auto rows = historyView_->selectionModel()->selectedRows();
+    if (rows.size() != 2) {
+        statusLabel_->setText(tr("Select exactly two runs to compare."));
+        return;
+    }
+    // The older run is A, the newer B.
+    qint64 a = history_->run(rows[0].row()).id, b = history_->run(rows[1].row()).id;
+    if (a > b)
+        std::swap(a, b);
+    compare(a, b);
+}
+
+void BenchmarkDocument::deleteSelected()
+{
+    const auto rows = historyView_->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return;
+    try {
+        cs::BenchHistory h = openHistory();
+        for (const auto& r : rows)
+            h.remove(history_->run(r.row()).id);
+    } catch (const std::exception& e) {
+        statusLabel_->setText(QString::fromUtf8(e.what()));
+    }
+    reloadHistory();
+}
+
+bool BenchmarkDocument::exportChart(const QString& path, QString* error) { return exportPlot(plot_, path, error); }
+
+bool BenchmarkDocument::exportSamplesCsv(const QString& path, QString* error) { return exportCsv(sampleModel_, path, error); }
+
+bool BenchmarkDocument::exportResultJson(const QString& path, QString* error)
+{
+    if (shown_.empty()) {
+        *error = tr("%1: there is no result to export yet.").arg(path);
+        return false;
+    }
+    cs::Json out;
+    if (shown_.size() == 1) {
+        out = cs::runToJson(shown_[0], false);
+    } else {
+        out = cs::Json::object();
+        out["a"] = cs::runToJson(shown_[0], false);
+        out["b"] = cs::runToJson(shown_[1], false);
+        cs::Json rows = cs::Json::array();
+        for (const auto& r : cs::compareRuns(shown_[0], shown_[1])) {
+            cs::Json row = cs::Json::object();
+            row["name"] = r.name;
+            row["unit"] = r.unit;
+            row["a"] = r.a ? cs::Json(*r.a) : cs::Json();
+            row["b"] = r.b ? cs::Json(*r.b) : cs::Json();
+            row["percent"] = r.percent ? cs::Json(*r.percent) : cs::Json();
+            rows.push(std::move(row));
+        }
+        out["rows"] = std::move(rows);
+    }
+    QFile f(path);
+    const QByteArray bytes = QByteArray::fromStdString(out.dump(2) + "\n");
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size() || !f.flush()) {
+        *error = tr("%1: cannot write: %2.").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace ui

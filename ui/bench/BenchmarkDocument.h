@@ -1,0 +1,124 @@
+// The benchmarks view: pick a scenario and its parameters (a form built from
+// the scenario's parameter specs), run and cancel it through a JobRunner,
+// watch live graphs (samples queued from the worker and appended by a 30 Hz
+// timer, which trims points older than the live window and issues a queued
+// replot), read the result table, browse the history, compare two runs
+// (overlaid graphs and a table with B as % of A) and export the chart
+// (PNG/PDF/SVG), the samples (CSV) and the result (JSON).
+//
+// Runs are kept in the user's history database, or in the catalog of the
+// store given to setStore().
+#pragma once
+#include "core/bench/Bench.h"
+#include "ui/shell/Document.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableView;
+class QTimer;
+
+namespace ui {
+class HistoryModel;
+class JobProgressWidget;
+class JobRunner;
+class ResultTableModel;
+class SampleTableModel;
+class SamplePlot;
+
+class BenchmarkDocument : public QWidget, public Document {
+    Q_OBJECT
+public:
+    // historyPath: a history database file; empty = the user's default one.
+    explicit BenchmarkDocument(const QString& historyPath = {}, QWidget* parent = nullptr);
+    ~BenchmarkDocument() override;
+
+    // Keep runs in this store's catalog (empty: back to the history database).
+    bool setStore(const QString& storeDir, QString* error = nullptr);
+    QString historyLocation() const;
+
+    void selectScenario(const QString& name);
+    QString scenario() const;
+    void setParam(const QString& name, const QString& value);
+    void setLiveWindowSeconds(double seconds);
+
+    // Starts the selected scenario; false when one is already running.
+    bool run();
+    void cancel();
+    bool isRunning() const;
+
+    void reloadHistory();
+    bool showRun(qint64 id);
+    bool compare(qint64 a, qint64 b);
+    // The run(s) currently shown (one, or two when comparing).
+    const std::vector<cs::BenchRun>& shownRuns() const { return shown_; }
+
+    bool exportChart(const QString& path, QString* error);
+    bool exportSamplesCsv(const QString& path, QString* error);
+    bool exportResultJson(const QString& path, QString* error);
+
+    SamplePlot* plot() const { return plot_; }
+    JobRunner* jobRunner() const override { return runner_; }
+    QList<QAction*> exportActions() const override { return exportActions_; }
+    const HistoryModel* historyModel() const { return history_; }
+    const ResultTableModel* resultModel() const { return results_; }
+    qint64 liveSamplesReceived() const { return liveReceived_; }
+
+    // Feeds samples as if a scenario produced them (any thread); the live
+    // timer draws them. For the view's own stress test.
+    void injectLiveSamples(const std::vector<cs::Sample>& samples);
+
+Q_SIGNALS:
+    // A run finished (done, failed or cancelled) and is in the history (id > 0).
+    void runFinished(qint64 id, const QString& status);
+
+private:
+    struct Queue {
+        std::mutex mutex;
+        std::vector<cs::Sample> samples;
+    };
+    void buildForm();
+    void drainLive();
+    void onFinished(bool ok, const QString& text);
+    void showRuns(std::vector<cs::BenchRun> runs);
+    void compareSelected();
+    void showSelected();
+    void deleteSelected();
+    void setRunning(bool running);
+    cs::BenchHistory openHistory() const;
+
+    QString historyPath_;
+    QString storeDir_;
+    QComboBox* scenarioBox_;
+    QLabel* description_;
+    QFormLayout* form_;
+    std::vector<std::pair<QString, QLineEdit*>> paramEdits_;
+    QPushButton* runButton_;
+    QPushButton* cancelButton_;
+    JobProgressWidget* progress_;
+    JobRunner* runner_;
+    SamplePlot* plot_;
+    QTableView* resultView_;
+    ResultTableModel* results_;
+    QTableView* historyView_;
+    HistoryModel* history_;
+    SampleTableModel* sampleModel_;
+    QLabel* statusLabel_;
+    QTimer* liveTimer_;
+    std::shared_ptr<Queue> queue_;
+    std::shared_ptr<cs::BenchRun> pending_;   // the run the worker fills in
+    std::vector<cs::BenchRun> shown_;
+    QList<QAction*> exportActions_;
+    qint64 liveReceived_ = 0;
+    double liveWindow_ = 600;
+};
+
+} // namespace ui
