@@ -4,6 +4,7 @@
 #include "ui/shell/RecentFiles.h"
 #include "ui/shell/StallMonitor.h"
 #include "ui/shell/WelcomePage.h"
+#include "ui/store/StoreDocument.h"
 
 #include <QCloseEvent>
 #include <QDir>
@@ -118,9 +119,15 @@ bool MainWindow::openPath(const QString& path)
 // the store browser (ui/store/StoreDocument) is created and added here.
 bool MainWindow::openStore(const QString& folder)
 {
-    showError(tr("Cannot open store"),
-              tr("%1 is a cachescope store, but this build has no store browser yet.").arg(QDir::toNativeSeparators(folder)));
-    return false;
+    QString error;
+    StoreDocument* doc = StoreDocument::open(folder, &error);
+    if (!doc) {
+        showError(tr("Cannot open store"), error);
+        return false;
+    }
+    addDocument(doc, QFileInfo(canonical(folder)).fileName(), folder);
+    recent_->add(folder);
+    return true;
 }
 
 void MainWindow::addDocument(QWidget* doc, const QString& title, const QString& path)

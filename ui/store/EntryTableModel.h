@@ -1,0 +1,97 @@
+// The store browser's entries table: a read-only model that pages rows out of
+// the catalog on demand, so a store of millions of entries opens at once.
+//
+// Rows live in a small cache of pages of kPageRows rows (LRU, at most
+// kMaxPages pages), each page one indexed query (Store::listEntries with
+// offset and limit). Sorting is the catalog's ORDER BY (sort() changes the
+// query, never sorts in memory), filtering is a key substring in the WHERE
+// clause. rowCount is Store::countEntries for the current filter; with a
+// count store set, a new filter's count runs off the GUI thread and the
+// model switches to the new filter (one reset) when the count arrives.
+#pragma once
+#include "core/store/Store.h"
+
+#include <QAbstractTableModel>
+#include <QString>
+
+#include <list>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace ui {
+
+class EntryTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Key, Version, Scope, Size, State, Parts, Created, LastAccess, ColumnCount };
+    enum Role {
+        SortRole = Qt::UserRole + 1,   // raw value: bytes, unix seconds, state name, ...
+        EntryIdRole,                   // qint64 catalog id
+        StateRole,                     // int(cs::store::EntryState)
+    };
+    static constexpr int kPageRows = 256;
+    static constexpr int kMaxPages = 8;
+
+    // store: the connection pages are read from, on the GUI thread.
+    explicit EntryTableModel(std::shared_ptr<cs::store::Store> store, QObject* parent = nullptr);
+    ~EntryTableModel() override;
+
+    // A second connection for counting off the GUI thread (optional).
+    void setCountStore(std::shared_ptr<cs::store::Store> store) { countStore_ = std::move(store); }
+
+    // Applies a key filter (substring, case-sensitive). Synchronous without a
+    // count store; otherwise the switch happens when filterApplied() fires.
+    void setKeyFilter(const QString& text);
+    QString keyFilter() const { return QString::fromStdString(filter_.keyContains); }
+    // Re-counts and drops every cached page (after the store changed).
+    void refresh();
+
+    cs::store::SortColumn sortColumn() const { return sort_; }
+    bool sortDescending() const { return descending_; }
+    static cs::store::SortColumn sortColumnOf(int column);
+
+    // The row (fetching its page when needed); nullopt when out of range.
+    std::optional<cs::store::EntryRow> entryAt(int row) const;
+    int64_t entryIdAt(int row) const;
+    // Rows fetched from the catalog so far (pages x rows), for tests.
+    uint64_t pageFetches() const { return pageFetches_; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+
+    static QString formatTime(double unixSeconds);
+
+Q_SIGNALS:
+    // The model now shows the filter (after its count arrived).
+    void filterApplied(const QString& text, qulonglong count);
+    void countFailed(const QString& error);
+
+private:
+    struct Page {
+        std::vector<cs::store::EntryRow> rows;
+        std::list<int>::iterator lru;
+    };
+    const cs::store::EntryRow* rowPtr(int row) const;
+    void applyFilter(const cs::store::EntryFilter& filter, uint64_t count);
+    void dropPages() const;
+
+    std::shared_ptr<cs::store::Store> store_;
+    std::shared_ptr<cs::store::Store> countStore_;
+    cs::store::EntryFilter filter_;
+    cs::store::SortColumn sort_ = cs::store::SortColumn::Id;
+    bool descending_ = false;
+    int sortSection_ = -1;
+    uint64_t count_ = 0;
+    int countGeneration_ = 0;
+    mutable std::unordered_map<int, Page> pages_;
+    mutable std::list<int> lru_;   // page numbers, most recent first
+    mutable uint64_t pageFetches_ = 0;
+    mutable QString lastError_;
+};
+
+} // namespace ui

@@ -1,0 +1,142 @@
+#include "ui/store/StoreBrowser.h"
+
+#include "ui/store/EntryDetailsPane.h"
+#include "ui/store/EntryTableModel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <set>
+
+namespace ui {
+
+StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_ptr<cs::store::Store> work,
+                           QWidget* parent)
+    : QWidget(parent),
+      model_(new EntryTableModel(std::move(pages), this)),
+      filter_(new QLineEdit(this)),
+      filterTimer_(new QTimer(this)),
+      count_(new QLabel(this)),
+      table_(new QTableView(this)),
+      details_(new EntryDetailsPane(work, this))
+{
+    model_->setCountStore(work);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 4, 0, 0);
+
+    auto* top = new QHBoxLayout;
+    filter_->setPlaceholderText(tr("Filter by key (substring)…"));
+    filter_->setClearButtonEnabled(true);
+    filter_->setObjectName(QStringLiteral("keyFilter"));
+    top->addWidget(filter_, 1);
+    top->addWidget(count_);
+    layout->addLayout(top);
+
+    table_->setModel(model_);
+    table_->setSortingEnabled(true);
+    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);   // catalog order until a header is clicked
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setAlternatingRowColors(true);
+    table_->setWordWrap(false);
+    table_->verticalHeader()->hide();
+    // Fixed row heights: the view never asks for every row's size, so only
+    // the visible pages are fetched.
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    auto* header = table_->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setStretchLastSection(true);
+    const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    header->resizeSection(EntryTableModel::Key, 46 * digit);
+    header->resizeSection(EntryTableModel::Version, 12 * digit);
+    header->resizeSection(EntryTableModel::Scope, 10 * digit);
+    header->resizeSection(EntryTableModel::Size, 11 * digit);
+    header->resizeSection(EntryTableModel::State, 11 * digit);
+    header->resizeSection(EntryTableModel::Parts, 7 * digit);
+    header->resizeSection(EntryTableModel::Created, 21 * digit);
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(table_);
+    splitter->addWidget(details_);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setChildrenCollapsible(false);
+    layout->addWidget(splitter, 1);
+
+    filterTimer_->setSingleShot(true);
+    filterTimer_->setInterval(kFilterDelayMs);
+    connect(filter_, &QLineEdit::textChanged, filterTimer_, qOverload<>(&QTimer::start));
+    connect(filterTimer_, &QTimer::timeout, this, [this] { model_->setKeyFilter(filter_->text()); });
+    connect(model_, &EntryTableModel::modelReset, this, [this] {
+        updateCountLabel();
+        details_->showEntry(0);
+        Q_EMIT selectionChanged();
+    });
+    connect(model_, &EntryTableModel::countFailed, this,
+            [this](const QString& error) { count_->setText(tr("Filter failed: %1").arg(error)); });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &StoreBrowser::onCurrentRowChanged);
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &StoreBrowser::selectionChanged);
+    connect(table_, &QTableView::customContextMenuRequested, this, [this](const QPoint& pos) {
+        if (contextActions_.isEmpty())
+            return;
+        QMenu* menu = new QMenu(this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->addActions(contextActions_);
+        menu->popup(table_->viewport()->mapToGlobal(pos));
+    });
+    updateCountLabel();
+}
+
+void StoreBrowser::updateCountLabel()
+{
+    const QString n = QLocale().toString(model_->rowCount());
+    count_->setText(model_->keyFilter().isEmpty() ? tr("%1 entries").arg(n) : tr("%1 matching entries").arg(n));
+}
+
+void StoreBrowser::onCurrentRowChanged()
+{
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    details_->showEntry(current.isValid() ? model_->entryIdAt(current.row()) : 0);
+}
+
+std::vector<int64_t> StoreBrowser::selectedEntryIds() const
+{
+    std::set<int> rows;
+    for (const QModelIndex& i : table_->selectionModel()->selectedRows())
+        rows.insert(i.row());
+    std::vector<int64_t> ids;
+    for (int r : rows)
+        if (const int64_t id = model_->entryIdAt(r))
+            ids.push_back(id);
+    return ids;
+}
+
+void StoreBrowser::selectRow(int row)
+{
+    const QModelIndex index = model_->index(row, 0);
+    table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    table_->scrollTo(index);
+}
+
+void StoreBrowser::refresh()
+{
+    const int64_t shown = details_->entryId();
+    const int row = table_->currentIndex().row();
+    model_->refresh();
+    // Keep the same entry in view when it is still at the same row (merge
+    // and restore do not move rows unless sorted by state or last access).
+    if (row >= 0 && row < model_->rowCount() && model_->entryIdAt(row) == shown)
+        selectRow(row);
+}
+
+} // namespace ui

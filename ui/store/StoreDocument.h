@@ -1,0 +1,112 @@
+// The store document: one native cache store folder (core/store) opened as a
+// tab. A summary bar (entries, logical vs stored bytes, dedup ratio, unmerged
+// bytes, pack size; computed off the GUI thread), a toolbar of actions (merge
+// selected / all, restore to a file, evict with a preview; each a job with
+// progress, time left and Cancel), and an inner tab widget whose first tab is
+// the store browser (entries table paged from SQLite + details pane).
+//
+// Other views (GC, mapping, ...) add themselves as further tabs with
+// addView(); they refresh on storeChanged(), and call notifyStoreChanged()
+// after anything they do that modifies the store.
+#pragma once
+#include "ui/shell/Document.h"
+
+#include <QString>
+#include <QWidget>
+
+#include <any>
+#include <functional>
+#include <memory>
+
+class QAction;
+class QLabel;
+class QTabWidget;
+class QToolBar;
+
+namespace cs { class Job; }
+namespace cs::store { class Store; }
+
+namespace ui {
+class EntryTableModel;
+class JobProgressWidget;
+class JobRunner;
+class StoreBrowser;
+
+class StoreDocument : public QWidget, public Document {
+    Q_OBJECT
+public:
+    // Opens the store in dir; on failure returns nullptr and sets *error to
+    // the core's sentence.
+    static StoreDocument* open(const QString& dir, QString* error, QWidget* parent = nullptr);
+    ~StoreDocument() override;
+
+    QString storeDir() const { return dir_; }
+    // A connection of this document's own, safe to use from worker threads
+    // (the core's Store is thread-safe); not the one the table pages from.
+    std::shared_ptr<cs::store::Store> store() const { return workStore_; }
+
+    // Adds a further view as an inner tab (the document takes ownership).
+    void addView(QWidget* view, const QString& title);
+    QTabWidget* views() const { return views_; }
+
+    JobRunner* jobRunner() const override { return actionRunner_; }
+
+    // For tests and other views.
+    StoreBrowser* browser() const { return browser_; }
+    EntryTableModel* model() const;
+    QString summaryText() const;
+    bool isSummaryReady() const { return summaryReady_; }
+    QAction* mergeSelectedAction() const { return mergeSelected_; }
+    QAction* mergeAllAction() const { return mergeAll_; }
+    QAction* restoreAction() const { return restore_; }
+    QAction* evictAction() const { return evict_; }
+    // The message of the last failed action ("" when the last one succeeded).
+    QString lastActionError() const { return lastActionError_; }
+
+public Q_SLOTS:
+    // Call after any change to the store: refreshes the summary and the
+    // browser, then emits storeChanged().
+    void notifyStoreChanged();
+    void refreshSummary();
+
+    void mergeSelected();
+    void mergeAll();
+    void restoreSelected();                                  // asks for a file
+    void restoreSelectedTo(const QString& outPath);          // no dialog
+    void evictWithPreview();                                 // asks for a policy, previews, confirms
+
+Q_SIGNALS:
+    void storeChanged();
+    void summaryUpdated();
+    // After each action job: ok, or the error sentence / "cancelled".
+    void actionFinished(bool ok, const QString& resultOrError);
+
+private:
+    StoreDocument(const QString& dir, std::shared_ptr<cs::store::Store> pages,
+                  std::shared_ptr<cs::store::Store> work, QWidget* parent);
+    // StoreDocumentActions.cpp
+    void createActions();
+    void updateActionState();
+    void runAction(const QString& name, std::function<std::any(cs::Job&)> work);
+    void onActionFinished(bool ok, const QString& resultOrError);
+
+    QString dir_;
+    std::shared_ptr<cs::store::Store> pageStore_;   // GUI thread: table pages
+    std::shared_ptr<cs::store::Store> workStore_;   // jobs
+    JobRunner* actionRunner_;
+    JobRunner* statsRunner_;
+    JobProgressWidget* progress_;
+    QLabel* summary_;
+    QToolBar* toolbar_;
+    QTabWidget* views_;
+    StoreBrowser* browser_;
+    QAction* mergeSelected_ = nullptr;
+    QAction* mergeAll_ = nullptr;
+    QAction* restore_ = nullptr;
+    QAction* evict_ = nullptr;
+    QAction* refresh_ = nullptr;
+    bool summaryReady_ = false;
+    QString lastActionError_;
+};
+
+} // namespace ui
