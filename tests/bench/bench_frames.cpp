@@ -10,6 +10,9 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include "core/frames/FrameLayout.h"
+#include "core/jobs/Job.h"
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -175,5 +178,20 @@ int main(int argc, char** argv)
     std::printf("zstd -lv FILE:                     median wall %.1f ms, cpu %.1f ms (%d runs)\n", b, median(theirsCpu), runs);
     std::printf("wall ratio (ours / zstd): %.2fx (target <= 1.2x); cpu ratio %.2fx\n", a / b,
                 median(oursCpu) / median(theirsCpu));
+
+    // The scan alone, in this process: what the frames code costs without
+    // the CLI's process start (dynamic loading of its libraries).
+    std::vector<double> inProcess;
+    size_t frames = 0;
+    for (int i = 0; i < runs; ++i) {
+        cs::Job job("frames");
+        QElapsedTimer t;
+        t.start();
+        frames = cs::scanFrames(file.toStdString(), {}, job).frames.size();
+        inProcess.push_back(double(t.nsecsElapsed()) / 1e6);
+    }
+    std::printf("scanFrames() in process (%zu frames): median wall %.1f ms\n", frames, median(inProcess));
+    const Timing start = runOnce(cli, {QStringLiteral("--version")});
+    std::printf("cachescope-cli --version (process start alone): wall %.1f ms, cpu %.1f ms\n", start.wallMs, start.cpuMs);
     return 0;
 }
