@@ -147,12 +147,6 @@ struct ScannedFrame {
     bool hole = false;                     // a zstd frame announced by a hole marker
 };
 
-struct ScannedSnapshot {
-    std::vector<ScannedFrame> frames;
-    uint64_t fileSize = 0;
-    bool seekTable = false;
-};
-
 class FrameHeaderPass {
 public:
     explicit FrameHeaderPass(const File& file);
