@@ -59,7 +59,9 @@ void PlotTheme::apply(QCustomPlot* plot)
             styleAxis(axis, text, line, grid);
     }
     if (plot->legend) {
-        plot->legend->setBrush(QBrush(base));
+        // A legend inside the axes needs a background; one in its own layout row does not.
+        const bool inset = qobject_cast<QCPLayoutInset*>(plot->legend->layout()) != nullptr;
+        plot->legend->setBrush(inset ? QBrush(base) : QBrush(Qt::NoBrush));
         if (plot->legend->borderPen().style() != Qt::NoPen)
             plot->legend->setBorderPen(QPen(line));
         plot->legend->setTextColor(text);

@@ -80,7 +80,14 @@ void FrameHistogram::setFrames(const std::vector<cs::FrameInfo>& frames)
         bars->setBrush(color);
         bars->setPen(QPen(color.darker(130)));
         bars->setWidth(0.8);
-        bars->setData(keys, QVector<double>(values.begin(), values.end()), true);
+        // Only non-empty buckets: a zero-height bar would still draw its outline on top of the stack.
+        QVector<double> k, v;
+        for (int i = 0; i < n; ++i)
+            if (values[size_t(i)] > 0) {
+                k << keys[i];
+                v << values[size_t(i)];
+            }
+        bars->setData(k, v, true);
         if (below)
             bars->moveAbove(below);
         below = bars;

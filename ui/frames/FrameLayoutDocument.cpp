@@ -63,6 +63,8 @@ FrameLayoutDocument::FrameLayoutDocument(const QString& path, QWidget* parent)
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    // Column widths from the first rows only: measuring 100,000 rows stalls the GUI.
+    table_->horizontalHeader()->setResizeContentsPrecision(64);
     table_->horizontalHeader()->setStretchLastSection(true);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);

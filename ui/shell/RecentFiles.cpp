@@ -15,7 +15,7 @@ RecentFiles::RecentFiles(QObject* parent) : QObject(parent) {}
 
 QStringList RecentFiles::paths() const
 {
-    const QStringList stored = QSettings().value(kKey).toStringList();
+    const QStringList stored = settings_.value(kKey).toStringList();
     QStringList existing;
     for (const QString& p : stored)
         if (QFileInfo::exists(p) && !existing.contains(p))
@@ -52,7 +52,7 @@ void RecentFiles::clear()
 
 void RecentFiles::store(const QStringList& paths)
 {
-    QSettings().setValue(kKey, paths);
+    settings_.setValue(kKey, paths);
 }
 
 void RecentFiles::fillMenu(QMenu* menu)

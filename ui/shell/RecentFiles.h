@@ -3,6 +3,7 @@
 // whenever the list is read.
 #pragma once
 #include <QObject>
+#include <QSettings>
 #include <QStringList>
 
 class QMenu;
@@ -28,6 +29,10 @@ Q_SIGNALS:
 
 private:
     void store(const QStringList& paths);
+
+    // One settings object for the window's life: a QSettings per call re-reads
+    // and re-writes the file each time (tens of ms on the GUI thread).
+    mutable QSettings settings_;
 };
 
 } // namespace ui
