@@ -154,6 +154,15 @@ private Q_SLOTS:
         QVERIFY(error.contains(QStringLiteral("band.bmp")));
         QVERIFY(!doc->exportHistogram(QStringLiteral("/nonexistent-dir/h.png"), &error));
 
+        // The histogram follows a dark palette (PlotTheme on QEvent::PaletteChange).
+        QPalette dark = doc->histogram()->palette();
+        dark.setColor(QPalette::Window, QColor(0x202020));
+        dark.setColor(QPalette::Base, QColor(0x101010));
+        dark.setColor(QPalette::Text, QColor(0xf0f0f0));
+        doc->histogram()->setPalette(dark);
+        QTRY_COMPARE(doc->histogram()->xAxis->tickLabelColor(), QColor(0xf0f0f0));
+        QCOMPARE(doc->histogram()->axisRect()->backgroundBrush().color(), QColor(0x101010));
+
         const QString csv = out + QStringLiteral("/frames.csv");
         QVERIFY2(doc->exportTable(csv, &error), qPrintable(error));
         QCOMPARE(testsupport::readFile(csv).trimmed().split('\n').size(), truth.zstdFrames + truth.skippableFrames + 1);

@@ -75,8 +75,13 @@ void FrameSummaryPanel::setLayoutSummary(const cs::FrameLayout& layout)
 {
     const cs::FrameSummary& s = layout.summary;
     const QString reason = QString::fromStdString(s.parallel.reason);
-    const QString pieces = s.parallel.pieces == 1 ? tr("1 independent piece") : tr("%1 independent pieces").arg(s.parallel.pieces);
-    verdict_->setText((s.parallel.splittable ? tr("Splittable: yes · %1 — %2") : tr("Splittable: no · %1 — %2")).arg(pieces, reason));
+    // "pieces" only means something to a parallel decoder when it can split the stream.
+    if (s.parallel.splittable) {
+        const QString pieces = s.parallel.pieces == 1 ? tr("1 independent piece") : tr("%1 independent pieces").arg(s.parallel.pieces);
+        verdict_->setText(tr("Splittable: yes · %1 — %2").arg(pieces, reason));
+    } else {
+        verdict_->setText(tr("Splittable: no — %1").arg(reason));
+    }
     QPalette p = palette();
     p.setColor(QPalette::Window, s.parallel.splittable ? QColor(0x59a14f).lighter(165) : QColor(0xf28e2b).lighter(160));
     p.setColor(QPalette::WindowText, Qt::black);
