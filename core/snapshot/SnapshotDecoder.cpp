@@ -15,6 +15,8 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <exception>
 #include <thread>
@@ -240,7 +242,12 @@ SnapshotRestoreResult Decoder::run()
         fail(out_, "thread count " + std::to_string(options_.threads) + " is outside 1..256");
     SnapshotRestoreResult result;
     in_ = File::openRead(snap_);
-    fileSize_ = in_.size();
+    struct stat st {};
+    if (::fstat(in_.fd(), &st) != 0)
+        failErrno(snap_, "cannot stat");
+    if (!S_ISREG(st.st_mode))
+        fail(snap_, S_ISDIR(st.st_mode) ? "is a folder, not a snapshot" : "is not a regular file (restore reads frames at their offsets)");
+    fileSize_ = uint64_t(st.st_size);
     result.inputBytes = fileSize_;
 
     // Header pass first: a corrupt header anywhere fails before any output.

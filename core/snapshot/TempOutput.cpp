@@ -16,7 +16,7 @@ TempOutput::TempOutput(const std::string& finalPath) : finalPath_(finalPath)
     std::string pattern = finalPath + ".tmp-XXXXXX";
     const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
     if (fd < 0)
-        failErrno(pattern, "cannot create temporary output");
+        failErrno(finalPath, "cannot create a temporary file next to it");
     tempPath_ = pattern;
     ::close(fd);
     // Reopen through File so that errors name the temp file; mkostemp made it 0600.
