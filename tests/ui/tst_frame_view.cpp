@@ -11,6 +11,7 @@
 #include "ui/shell/RecentFiles.h"
 
 #include <QApplication>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -188,6 +189,51 @@ private Q_SLOTS:
         QCOMPARE(spy.at(0).at(0).toBool(), false);
         QVERIFY2(doc->summary()->verdictText().contains(QStringLiteral("junk.zst")), qPrintable(doc->summary()->verdictText()));
         QCOMPARE(doc->model()->rowCount(), 0);
+    }
+
+    void recentFilesKeepTenExisting()
+    {
+        ui::RecentFiles recent;
+        recent.clear();
+        QStringList made;
+        for (int i = 0; i < 12; ++i) {
+            const QString p = dir_.filePath(QStringLiteral("recent-%1.zst").arg(i));
+            testsupport::writeFile(p, QByteArray("x"));
+            recent.add(p);
+            made << QFileInfo(p).absoluteFilePath();
+        }
+        QStringList paths = recent.paths();
+        QCOMPARE(paths.size(), ui::RecentFiles::kMaxEntries);
+        QCOMPARE(paths.first(), made.last());  // most recent first
+        QVERIFY(!paths.contains(made.first()));
+        recent.add(made[5]);  // re-adding moves it to the front without a duplicate
+        QCOMPARE(recent.paths().first(), made[5]);
+        QCOMPARE(recent.paths().count(made[5]), 1);
+        QFile::remove(made[11]);
+        QVERIFY(!recent.paths().contains(made[11]));
+        QCOMPARE(recent.paths().size(), ui::RecentFiles::kMaxEntries - 1);
+        recent.clear();
+        QVERIFY(recent.paths().isEmpty());
+    }
+
+    void droppedFileOpens()
+    {
+        const QString path = fixtures::writeSizedFrames(dir_.path(), 2);
+        ui::MainWindow window;
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &drop);
+        QCOMPARE(window.documentCount(), 1);
+        auto* doc = qobject_cast<FrameLayoutDocument*>(window.currentDocument());
+        QVERIFY(doc);
+        QCOMPARE(doc->path(), QFileInfo(path).canonicalFilePath());
+        QSignalSpy spy(doc, &FrameLayoutDocument::scanFinished);
+        QVERIFY(spy.wait(60000));
+        QCOMPARE(doc->model()->rowCount(), fixtures::zstdList(path).zstdFrames);
     }
 
     void addDocumentMakesATab()
