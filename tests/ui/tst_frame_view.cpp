@@ -191,6 +191,34 @@ private Q_SLOTS:
         QCOMPARE(doc->model()->rowCount(), 0);
     }
 
+    void countBlocksRescans()
+    {
+        const QString path = fixtures::writeMixedFrames(dir_.path());
+        ui::MainWindow window;
+        FrameLayoutDocument* doc = openAndScan(window, path);
+        QVERIFY(doc);
+        QSignalSpy spy(doc, &FrameLayoutDocument::scanFinished);
+        doc->rescan(true);
+        QVERIFY(spy.wait(60000));
+        QCOMPARE(spy.at(0).at(0).toBool(), true);
+        int framesWithBlocks = 0;
+        for (int r = 0; r < doc->model()->rowCount(); ++r) {
+            const cs::FrameInfo& f = doc->model()->frameAt(r);
+            const QString text = doc->model()->data(doc->model()->index(r, ui::FrameTableModel::Blocks)).toString();
+            if (f.kind == cs::FrameKind::Zstd) {
+                QVERIFY(f.blocks[0] + f.blocks[1] + f.blocks[2] >= 1);
+                QCOMPARE(text, QStringLiteral("%1/%2/%3").arg(f.blocks[2]).arg(f.blocks[0]).arg(f.blocks[1]));
+                QVERIFY(f.blockList.empty());  // counts kept, the list dropped
+                ++framesWithBlocks;
+            } else {
+                QVERIFY(text.isEmpty());
+            }
+        }
+        QCOMPARE(framesWithBlocks, fixtures::zstdList(path).zstdFrames);
+        // The 100,000-byte random frame cannot compress: zstd stores it in raw blocks.
+        QVERIFY(doc->model()->frameAt(1).blocks[0] >= 1);
+    }
+
     void recentFilesKeepTenExisting()
     {
         ui::RecentFiles recent;
