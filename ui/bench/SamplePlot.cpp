@@ -108,6 +108,18 @@ void SamplePlot::addRun(const std::vector<cs::Sample>& samples, int run, const Q
 
 void SamplePlot::refresh()
 {
+    // Dense graphs: antialiased thick polylines cost the raster engine far
+    // more than the data does, so above a few thousand points per graph draw
+    // thin, aliased lines (adaptive sampling already bounds the point count).
+    for (QCPGraph* g : std::as_const(graphs_)) {
+        const bool dense = g->data()->size() > kDensePoints;
+        if (g->antialiased() == dense) {
+            g->setAntialiased(!dense);
+            QPen pen = g->pen();
+            pen.setWidthF(dense ? 1.0 : 1.6);
+            g->setPen(pen);
+        }
+    }
     const double from = window_ > 0 ? std::max(0.0, newest_ - window_) : 0.0;
     if (window_ > 0)
         for (QCPGraph* g : std::as_const(graphs_))

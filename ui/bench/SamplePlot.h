@@ -20,6 +20,7 @@ class SamplePlot : public QCustomPlot {
     Q_OBJECT
 public:
     explicit SamplePlot(QWidget* parent = nullptr);
+    static constexpr int kDensePoints = 5000;
 
     void clearAll();
     // Live: points older than windowSeconds before the newest are trimmed (0 = keep all).
