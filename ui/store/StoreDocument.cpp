@@ -3,6 +3,7 @@
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/util/Units.h"
+#include "ui/gc/GcViews.h"
 #include "ui/jobs/JobProgressWidget.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/store/EntryTableModel.h"
@@ -89,6 +90,7 @@ StoreDocument::StoreDocument(const QString& dir, std::shared_ptr<cs::store::Stor
     });
     createActions();
     refreshSummary();
+    addGcViews(this);   // "Reachability" and "GC" tabs (ui/gc)
 }
 
 StoreDocument::~StoreDocument() = default;
