@@ -131,7 +131,7 @@ public:
             st.after = st.before;
             if (catalog_) {
                 try {
-                    result_.runId = catalog_->finish({}, &st, started_, !opt_.dryRun);
+                    result_.runId = catalog_->finish({}, &st, started_, !opt_.dryRun && !catalogFinished_);
                 } catch (const std::exception&) {
                     // the original error matters more; gc_state is repaired by the next GC
                 }
@@ -329,6 +329,11 @@ private:
         }
         if (written != st.liveBytes)
             fail(out.path(), "copied " + std::to_string(written) + " bytes, the walk found " + std::to_string(st.liveBytes));
+        if (sinceCheck > 0) {
+            job_.checkCancel();
+            job_.setStepProgress(1.0);
+            hook("copy");
+        }
         return written;
     }
 
@@ -368,15 +373,14 @@ private:
             fail(prefixPath, "copied " + std::to_string(written) + " bytes, the walk found " + std::to_string(st.liveBytes));
     }
 
-    // Copies old suffix bytes from position `from` to its current end into out
-    // (at from - base); returns the new `from`.
-    uint64_t copySuffixTail(File& out, uint64_t base, uint64_t from)
+    // Copies old suffix bytes [from, to) into out (at from - base).
+    void copySuffixTail(File& out, uint64_t base, uint64_t from, uint64_t to)
     {
         std::vector<uint8_t> buf(1u << 20);
-        while (true) {
-            const size_t n = old_->suffix.readSomeAt(buf.data(), buf.size(), from);
+        while (from < to) {
+            const size_t n = old_->suffix.readSomeAt(buf.data(), size_t(std::min<uint64_t>(buf.size(), to - from)), from);
             if (n == 0)
-                return from;
+                failAt(old_->suffix.path(), from, "suffix ends early while copying it");
             out.writeAt(buf.data(), n, from - base);
             from += n;
             result_.stats.bytesCopied += n;
@@ -395,16 +399,37 @@ private:
         // Objects appended after the split stay: most of them are copied while
         // appends go on, only what arrives meanwhile is copied with appends blocked.
         const uint64_t base = split_ - old_->control.split;
-        uint64_t from = copySuffixTail(out, base, base);
-        job_.checkCancel();
-        hook("suffix");
+        // Only bytes below a size read under the append lock are whole
+        // objects (an append writes while it holds the lock).
+        uint64_t from;
         {
             auto appends = pack_.lockAppends();
-            from = copySuffixTail(out, base, from);
+            from = old_->suffix.size();
+        }
+        copySuffixTail(out, base, base, from);
+        hook("suffix");
+        job_.checkCancel(); // the last point where cancelling is possible
+        if (catalog_) {
+            // Before the swap, not after it: once the mapping is final, the
+            // rows of collected chunks are dead in both generations and every
+            // other row below the split is live in both, so deleting them and
+            // clearing `running` is right whichever generation a crash leaves
+            // (a crash after the swap must not leave rows pointing at
+            // collected offsets for fsck and dedup to trip on).
+            const auto dead = catalog_->deadChunkRows(split_, [&](uint64_t o) { return mapping_.find(o).has_value(); });
+            st.chunkRowsDeleted = dead.size();
+            catalog_->finish(dead, nullptr, 0, true);
+            catalogFinished_ = true;
+            hook("catalog");
+        }
+        {
+            auto appends = pack_.lockAppends();
+            const uint64_t end = old_->suffix.size();
+            copySuffixTail(out, base, from, end);
+            from = end;
             out.sync();
             out.close();
             hook("before control");
-            job_.checkCancel(); // the last point where cancelling is possible
             pack::PackControl c;
             c.generation = st.generation;
             c.split = split_;
@@ -432,10 +457,6 @@ private:
         removeQuietly(pack_.filePath(pack::mappingFileName(g)));
         syncDirectory(pack_.dir());
         hook("cleanup");
-        std::vector<GcCatalog::ChunkRow> dead;
-        if (catalog_)
-            dead = catalog_->deadChunkRows(split_, [&](uint64_t o) { return mapping_.find(o).has_value(); });
-        st.chunkRowsDeleted = dead.size();
         const auto sizes = pack_.sizes();
         st.after = {sizes.suffixBytes, sizes.prefixBytes, sizes.mappingBytes};
         if (opt_.collectRanges) {
@@ -449,7 +470,7 @@ private:
         st.status = "done";
         st.steps.push_back(meter.finish());
         if (catalog_)
-            result_.runId = catalog_->finish(dead, &st, started_, true);
+            result_.runId = catalog_->finish({}, &st, started_, false);
         old_.reset();
         reader_.reset();
     }
@@ -472,6 +493,7 @@ private:
     uint64_t presentBytes_ = 0;
     std::vector<std::string> newFiles_;
     bool swapped_ = false;
+    bool catalogFinished_ = false;
 };
 
 } // namespace

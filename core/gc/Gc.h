@@ -14,16 +14,18 @@
 //  3. write mapping  the record stream is reversed in place into increasing order.
 //  4. copy prefix    live ranges -> (N+1).prefix, in mapping order.
 //  5. swap      copy the suffix tail [split, end) to (N+1).suffix (most of it
-//               before, the rest while appends are blocked), fsync, replace
-//               `control` atomically, release appends.
-//  6. cleanup   delete generation N's files; with a catalog, in one transaction
-//               delete the chunk rows of collected chunks, set running=0 and
-//               store the run (gc_runs) with its stats JSON.
+//               before, the rest while appends are blocked); with a catalog,
+//               in one transaction delete the chunk rows of collected chunks
+//               and set running=0 (right for both generations, see Gc.cpp);
+//               fsync, replace `control` atomically, release appends.
+//  6. cleanup   delete generation N's files; store the run (gc_runs) with its
+//               stats JSON.
 //
-// Cancelling (Job::cancel) or an error before the control swap removes
-// generation N+1's files and leaves generation N byte-identical. A crash at
-// any point leaves a pack that opens as generation N or N+1; Pack::open
-// removes the leftovers, recoverInterruptedGc() repairs the catalog state.
+// Cancelling (Job::cancel) or an error before the catalog transaction of
+// step 5 removes generation N+1's files and leaves generation N and the
+// catalog's chunk rows as they were. A crash at any point leaves a pack
+// that opens as generation N or N+1; Pack::open removes the leftovers, and
+// the next GC (or recoverInterruptedGc()) clears a stale running flag.
 // File formats: docs/formats.md, "Pack generations and GC".
 #pragma once
 #include "core/jobs/Job.h"
@@ -114,7 +116,8 @@ struct GcOptions {
     bool kernelCopy = true;
     // Test hook called at named points: "open", "traverse", "write mapping",
     // "copy prefix" (after each step), "copy" (after each buffer written),
-    // "suffix", "before control", "after control", "cleanup". The env var
+    // "suffix", "catalog" (with a catalog), "before control", "after control",
+    // "cleanup". The env var
     // CACHESCOPE_GC_KILL_AT=point[:n] raises SIGKILL at the n-th (default 1st)
     // time point is passed, for crash tests of the CLI.
     std::function<void(const char* point)> hook;

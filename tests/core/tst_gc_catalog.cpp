@@ -226,18 +226,36 @@ private slots:
         QCOMPARE(s.toy->pack().sizes().generation, uint64_t(0));
     }
 
-    void crashAfterSwapIsRecovered()
+    void crashLeavesACatalogRightForTheGeneration_data()
     {
+        QTest::addColumn<QString>("point");
+        QTest::addColumn<int>("generation");
+        QTest::addColumn<bool>("running");
+        QTest::addColumn<bool>("rowsTrimmed");
+        QTest::newRow("suffix") << "suffix" << 0 << true << false;
+        QTest::newRow("catalog") << "catalog" << 0 << false << true;
+        QTest::newRow("after control") << "after control" << 1 << false << true;
+        QTest::newRow("cleanup") << "cleanup" << 1 << false << true;
+    }
+    void crashLeavesACatalogRightForTheGeneration()
+    {
+        QFETCH(QString, point);
+        QFETCH(int, generation);
+        QFETCH(bool, running);
+        QFETCH(bool, rowsTrimmed);
         CatalogStore s;
         std::mt19937_64 rng(4);
         s.fill(rng, 20);
         for (int i = 0; i < 20; i += 3)
             s.evict(i);
         const auto live = s.liveChunks();
+        const auto rowsBefore = s.db->chunkOffsets();
+        QVERIFY(rowsBefore != live);
+        const std::string at = point.toStdString();
         const pid_t pid = ::fork();
         if (pid == 0) {
             try {
-                s.gc(false, [](const char* p) { if (std::string(p) == "cleanup") ::raise(SIGKILL); });
+                s.gc(false, [&](const char* p) { if (at == p) ::raise(SIGKILL); });
             } catch (...) {
                 ::_exit(3);
             }
@@ -246,15 +264,21 @@ private slots:
         int status = 0;
         QCOMPARE(::waitpid(pid, &status, 0), pid);
         QVERIFY(WIFSIGNALED(status));
-        // Swapped, but the catalog was not finished: running still set, dead rows still there.
-        QCOMPARE(s.db->value("SELECT running FROM gc_state"), int64_t(1));
-        QVERIFY(s.db->chunkOffsets() != live);
+        QCOMPARE(s.db->value("SELECT running FROM gc_state") != 0, running);
+        QCOMPARE(s.db->chunkOffsets(), rowsTrimmed ? live : rowsBefore);
         s.toy->reopen(s.path() + "/pack");
-        QCOMPARE(s.toy->pack().sizes().generation, uint64_t(1));
-        QVERIFY(gc::recoverInterruptedGc(s.catalog().toStdString(), s.toy->pack()));
+        QCOMPARE(int(s.toy->pack().sizes().generation), generation);
+        // Every remaining chunk row names a readable chunk of the current generation.
+        for (uint64_t o : s.db->chunkOffsets())
+            QCOMPARE(int(s.toy->pack().readHeader(o).kind), int(pack::ObjectKind::Chunk));
+        QCOMPARE(gc::recoverInterruptedGc(s.catalog().toStdString(), s.toy->pack()), running);
         QCOMPARE(s.db->value("SELECT running FROM gc_state"), int64_t(0));
-        QCOMPARE(s.db->chunkOffsets(), live);
         QVERIFY(!gc::recoverInterruptedGc(s.catalog().toStdString(), s.toy->pack()));
+        s.checkRestores();
+        // The next GC finishes the job.
+        s.gc();
+        QCOMPARE(s.db->chunkOffsets(), live);
+        s.toy->reopen(s.path() + "/pack");
         s.toy->forgetCollected();
         s.checkRestores();
     }

@@ -261,7 +261,7 @@ private slots:
     void cancelLeavesOldGenerationIdentical_data()
     {
         QTest::addColumn<QString>("point");
-        for (const char* p : {"open", "traverse", "write mapping", "copy", "copy prefix", "suffix", "before control"})
+        for (const char* p : {"open", "traverse", "write mapping", "copy", "copy prefix", "suffix"})
             QTest::newRow(p) << QString(p);
     }
     void cancelLeavesOldGenerationIdentical()
