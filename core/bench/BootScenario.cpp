@@ -172,6 +172,7 @@ public:
         const Json prof = Json::parse(readWholeFile(profile, 1 << 20));
         ResultTable table;
         table.add("first painted window", prof["first_paint_ms"].toNumber(), "ms");
+        table.add("CPU until first paint", prof["first_paint_cpu_ms"].toNumber(), "ms");
         table.add("idle RSS", prof["idle_rss_bytes"].toNumber() / 1e6, "MB");
         table.add("longest stall", prof["longest_stall_ms"].toNumber(), "ms");
         table.add("longest stall after first paint", prof["longest_stall_after_paint_ms"].toNumber(), "ms");

@@ -84,6 +84,7 @@ bool BootProfiler::eventFilter(QObject* watched, QEvent* event)
 void BootProfiler::firstPainted()
 {
     firstPaintMs_ = msSinceStart();
+    firstPaintCpuMs_ = cs::processCpuSeconds() * 1000;
     window_->removeEventFilter(this);
     stallBeforePaint_ = monitor_->longestStallMs();
     monitor_->reset();
@@ -95,6 +96,7 @@ void BootProfiler::finish()
     const int afterPaint = monitor_->longestStallMs();
     QJsonObject o{
         {QStringLiteral("first_paint_ms"), firstPaintMs_},
+        {QStringLiteral("first_paint_cpu_ms"), firstPaintCpuMs_},
         {QStringLiteral("t0_source"), fromParent_ ? QStringLiteral("parent") : QStringLiteral("proc")},
         {QStringLiteral("idle_seconds"), idleSeconds_},
         {QStringLiteral("idle_rss_bytes"), double(cs::currentRssBytes())},

@@ -1,6 +1,7 @@
 // `cachescope --profile-boot FILE [--profile-idle SECONDS]`: measures the
 // GUI's own start for the `boot` benchmark scenario and writes FILE as JSON:
 //   first_paint_ms               first painted main window, ms since process start
+//   first_paint_cpu_ms           CPU time (user + system) the process used until then
 //   t0_source                    "parent" (CACHESCOPE_BOOT_T0, CLOCK_MONOTONIC ns set
 //                                by the launcher just before it spawned us) or
 //                                "proc" (/proc/self/stat starttime, 10 ms ticks)
@@ -41,6 +42,7 @@ private:
     bool fromParent_ = false;
     bool painted_ = false;
     double firstPaintMs_ = -1;
+    double firstPaintCpuMs_ = -1;
     int stallBeforePaint_ = 0;
 };
 
