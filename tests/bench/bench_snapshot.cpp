@@ -6,7 +6,8 @@
 //    chunks, level 3) against `zstd -3` and `zstd -3 -T2`: throughput and ratio;
 //  - memory: peak RSS (ru_maxrss from wait4) of `snapshot create --threads 1`
 //    at 8 MiB chunks, and of `cachescope-cli --version` as the baseline.
-// Every figure is the median of N runs (default 5), each a child process.
+// Every figure is the median of N runs (default 5), each a child process;
+// the commands of a group run interleaved (A B C A B C ...).
 // Files go to /dev/shm/cachescope-bench when /dev/shm is there (tmpfs: the
 // figures measure the tools, not the writeback of a disk shared with other
 // work), else /tmp/cachescope-bench; --dir picks another folder.
@@ -86,22 +87,35 @@ struct Series {
     double wall = 0, cpu = 0, rssMiB = 0;
 };
 
-Series measure(const std::string& label, const std::vector<std::string>& argv, int runs,
-               const std::string& removeBefore = {})
+struct Command {
+    std::string label;
+    std::vector<std::string> argv;
+    std::string removeBefore;   // output to delete before each run
+};
+
+// Runs the commands in rounds (A B C A B C ...) so that a change of machine
+// load over time hits every command alike; medians per command.
+std::vector<Series> measureInterleaved(const std::vector<Command>& commands, int runs)
 {
-    std::vector<double> walls, cpus, rss;
+    std::vector<std::vector<double>> walls(commands.size()), cpus(commands.size()), rss(commands.size());
     for (int i = 0; i < runs; ++i) {
-        if (!removeBefore.empty())
-            ::unlink(removeBefore.c_str());
-        const RunStats s = runChild(argv);
-        walls.push_back(s.wall);
-        cpus.push_back(s.cpu);
-        rss.push_back(double(s.maxrssKiB) / 1024.0);
+        for (size_t c = 0; c < commands.size(); ++c) {
+            if (!commands[c].removeBefore.empty())
+                ::unlink(commands[c].removeBefore.c_str());
+            const RunStats s = runChild(commands[c].argv);
+            walls[c].push_back(s.wall);
+            cpus[c].push_back(s.cpu);
+            rss[c].push_back(double(s.maxrssKiB) / 1024.0);
+        }
     }
-    Series s{label, median(walls), median(cpus), median(rss)};
-    std::printf("  %-44s wall %7.3f s  cpu %7.3f s  maxrss %7.1f MiB\n", label.c_str(), s.wall, s.cpu, s.rssMiB);
+    std::vector<Series> out;
+    for (size_t c = 0; c < commands.size(); ++c) {
+        Series s{commands[c].label, median(walls[c]), median(cpus[c]), median(rss[c])};
+        std::printf("  %-46s wall %7.3f s  cpu %7.3f s  maxrss %7.1f MiB\n", s.label.c_str(), s.wall, s.cpu, s.rssMiB);
+        out.push_back(s);
+    }
     std::fflush(stdout);
-    return s;
+    return out;
 }
 
 uint64_t fileSize(const std::string& path)
@@ -192,18 +206,18 @@ int main(int argc, char** argv)
     std::printf("tools: %s, %s; load average at start %.2f %.2f %.2f\n\n", cli.c_str(), zstd.c_str(), load[0], load[1],
                 load[2]);
 
-    // Write.
+    // Write. Each command writes its own output, so the sizes can be read afterwards.
     std::printf("write (level 3; ours: 8 MiB chunks)\n");
-    const auto w1 = measure("cachescope snapshot create --threads 1",
-                            {cli, "snapshot", "create", input, ours, "--threads", "1"}, runs, ours);
-    const auto w2 = measure("cachescope snapshot create --threads 2",
-                            {cli, "snapshot", "create", input, ours, "--threads", "2"}, runs, ours);
-    const uint64_t oursSize = fileSize(ours);
-    const auto z1 = measure("zstd -3", {zstd, "-3", "-q", "-f", input, "-o", stock}, runs, stock);
-    const auto z2 = measure("zstd -3 -T2", {zstd, "-3", "-T2", "-q", "-f", input, "-o", stock}, runs, stock);
-    const uint64_t stockSizeT2 = fileSize(stock);
-    measure("zstd -3 (again, for its size)", {zstd, "-3", "-q", "-f", input, "-o", stock}, 1, stock);
-    const uint64_t stockSize = fileSize(stock);
+    const std::string ours1 = dir + "/ours-1w.zst", stockT2 = dir + "/stock-T2.zst";
+    const auto w = measureInterleaved({{"cachescope snapshot create --threads 1", {cli, "snapshot", "create", input, ours1, "--threads", "1"}, ours1},
+                                       {"cachescope snapshot create --threads 2", {cli, "snapshot", "create", input, ours, "--threads", "2"}, ours},
+                                       {"zstd -3", {zstd, "-3", "-q", "-f", input, "-o", stock}, stock},
+                                       {"zstd -3 -T2", {zstd, "-3", "-T2", "-q", "-f", input, "-o", stockT2}, stockT2}},
+                                      runs);
+    const Series &w1 = w[0], &w2 = w[1], &z1 = w[2], &z2 = w[3];
+    const uint64_t oursSize = fileSize(ours), stockSize = fileSize(stock), stockSizeT2 = fileSize(stockT2);
+    ::unlink(ours1.c_str());
+    ::unlink(stockT2.c_str());
     const double mb = double(size) / 1e6;
     const double rOurs = double(size) / double(oursSize), rStock = double(size) / double(stockSize),
                  rStockT2 = double(size) / double(stockSizeT2);
@@ -215,14 +229,16 @@ int main(int argc, char** argv)
     std::printf("  speed ours 1w / zstd -3: %.2fx; ours 2w / zstd -3 -T2: %.2fx (target >= 1.0x)\n\n", z1.wall / w1.wall,
                 z2.wall / w2.wall);
 
-    // Decode the same snapshot (ours, 8 MiB sized frames) three ways.
-    runChild({cli, "snapshot", "create", input, ours, "--threads", "2"});
+    // Decode the same snapshot (ours, 8 MiB sized frames, from the 2-worker write) three ways.
     std::printf("decode %s (%llu bytes)\n", ours.c_str(), (unsigned long long)fileSize(ours));
-    const auto dz = measure("zstd -d", {zstd, "-d", "-q", "-f", ours, "-o", out}, runs, out);
-    const auto d1 = measure("cachescope snapshot restore --threads 1", {cli, "snapshot", "restore", ours, out, "--threads", "1"},
-                            runs, out);
-    const auto d2 = measure("cachescope snapshot restore --threads 2", {cli, "snapshot", "restore", ours, out, "--threads", "2"},
-                            runs, out);
+    const std::string out1 = dir + "/decoded-1t.bin", out2 = dir + "/decoded-2t.bin";
+    const auto d = measureInterleaved({{"zstd -d", {zstd, "-d", "-q", "-f", ours, "-o", out}, out},
+                                       {"cachescope snapshot restore --threads 1", {cli, "snapshot", "restore", ours, out1, "--threads", "1"}, out1},
+                                       {"cachescope snapshot restore --threads 2", {cli, "snapshot", "restore", ours, out2, "--threads", "2"}, out2}},
+                                      runs);
+    const Series &dz = d[0], &d1 = d[1], &d2 = d[2];
+    ::unlink(out1.c_str());
+    ::unlink(out2.c_str());
     std::printf("  throughput MB/s: zstd -d %.1f, ours 1t %.1f, ours 2t %.1f\n", mb / dz.wall, mb / d1.wall, mb / d2.wall);
     std::printf("  speed vs zstd -d: ours 1t %.2fx, ours 2t %.2fx (target >= 1.8x); cpu seconds ours 2t / zstd -d %.2f\n\n",
                 dz.wall / d1.wall, dz.wall / d2.wall, d2.cpu / dz.cpu);
@@ -230,9 +246,11 @@ int main(int argc, char** argv)
 
     // Memory of one writer worker.
     std::printf("memory (maxrss of the child)\n");
-    const auto base = measure("cachescope-cli --version", {cli, "--version"}, runs);
-    const auto mem = measure("cachescope snapshot create --threads 1 (8 MiB)",
-                             {cli, "snapshot", "create", input, ours, "--threads", "1", "--chunk", "8MiB"}, runs, ours);
+    const auto m = measureInterleaved({{"cachescope-cli --version", {cli, "--version"}, {}},
+                                       {"cachescope snapshot create --threads 1 (8 MiB)",
+                                        {cli, "snapshot", "create", input, ours, "--threads", "1", "--chunk", "8MiB"}, ours}},
+                                      runs);
+    const Series &base = m[0], &mem = m[1];
     std::printf("  one writer worker: %.1f MiB peak, %.1f MiB above the %.1f MiB baseline (target <= 26 MiB)\n",
                 mem.rssMiB, mem.rssMiB - base.rssMiB, base.rssMiB);
     ::unlink(ours.c_str());
