@@ -175,6 +175,36 @@ private Q_SLOTS:
         QCOMPARE(applied.first().at(1).toULongLong(), qulonglong(model.rowCount()));
         QVERIFY(keyAt(model, 0).contains(QStringLiteral("Windows-pip")));
     }
+
+    void asyncPagesNeverWait()
+    {
+        std::shared_ptr<Store> pages = Store::open(bigDir_.toStdString());
+        std::shared_ptr<Store> worker = Store::open(bigDir_.toStdString());
+        EntryTableModel model(pages);
+        model.setCountStore(worker);
+        model.setAsyncPages(true);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.sort(EntryTableModel::Size, Qt::DescendingOrder);
+        const int row = int(kBig) - 7;
+        QVERIFY(!model.isRowLoaded(row));
+        QVERIFY(!model.data(model.index(row, EntryTableModel::Size), EntryTableModel::SortRole).isValid());
+        QCOMPARE(model.data(model.index(row, EntryTableModel::Key)).toString(), QStringLiteral("loading…"));
+        QSignalSpy changed(&model, &EntryTableModel::dataChanged);
+        QVERIFY(changed.wait(30000));
+        QVERIFY(model.isRowLoaded(row));
+        const QModelIndex first = changed.first().at(0).toModelIndex();
+        const QModelIndex last = changed.first().at(1).toModelIndex();
+        QVERIFY(first.row() <= row && row <= last.row());
+        const auto truth = pages->listEntries({}, SortColumn::Size, true, uint64_t(row), 1);
+        QCOMPARE(keyAt(model, row), QString::fromStdString(truth.front().key));
+        // A page that arrives after a re-sort belongs to the old order: dropped.
+        QVERIFY(!model.data(model.index(100, EntryTableModel::Key), EntryTableModel::SortRole).isValid());
+        model.sort(EntryTableModel::Key, Qt::AscendingOrder);
+        QVERIFY(!model.isRowLoaded(100));
+        QVERIFY(!model.data(model.index(100, EntryTableModel::Key), EntryTableModel::SortRole).isValid());
+        QTRY_VERIFY_WITH_TIMEOUT(model.isRowLoaded(100), 30000);
+        QCOMPARE(keyAt(model, 100), QString::fromStdString(pages->listEntries({}, SortColumn::Key, false, 100, 1).front().key));
+    }
 };
 
 CACHESCOPE_TEST_MAIN(TestEntryTableModel)

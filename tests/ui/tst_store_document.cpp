@@ -37,7 +37,7 @@ class TestStoreDocument : public QObject {
     static int rowOfKey(const EntryTableModel& m, const QString& key)
     {
         for (int r = 0; r < m.rowCount(); ++r)
-            if (m.data(m.index(r, EntryTableModel::Key), EntryTableModel::SortRole).toString() == key)
+            if (QString::fromStdString(m.entryAt(r)->key) == key)   // synchronous; data() pages asynchronously
                 return r;
         return -1;
     }
@@ -167,6 +167,10 @@ private Q_SLOTS:
         QVERIFY(changed.count() >= 1);
         const EntryTableModel* m = doc->model();
         QCOMPARE(m->rowCount(), 3);
+        for (int r = 0; r < 3; ++r)
+            QVERIFY(m->entryAt(r)->state == cs::store::EntryState::Merged);
+        // The view's cells: data() reads pages on a worker, then shows them.
+        QTRY_VERIFY_WITH_TIMEOUT(m->isRowLoaded(2), 10000);
         for (int r = 0; r < 3; ++r)
             QCOMPARE(m->data(m->index(r, EntryTableModel::State)).toString(), QStringLiteral("merged"));
         auto store = Store::open(store_.toStdString());

@@ -67,11 +67,13 @@ void EntryTableModel::dropPages() const
 {
     pages_.clear();
     lru_.clear();
+    wanted_.clear();
 }
 
 void EntryTableModel::applyFilter(const cs::store::EntryFilter& filter, uint64_t count)
 {
     beginResetModel();
+    ++generation_;
     filter_ = filter;
     count_ = count;
     dropPages();
@@ -138,6 +140,7 @@ void EntryTableModel::sort(int column, Qt::SortOrder order)
     if (s == sort_ && desc == descending_ && column == sortSection_)
         return;
     beginResetModel();
+    ++generation_;
     sort_ = s;
     descending_ = desc;
     sortSection_ = column;
@@ -145,33 +148,99 @@ void EntryTableModel::sort(int column, Qt::SortOrder order)
     endResetModel();
 }
 
+EntryTableModel::Page* EntryTableModel::cachedPage(int page) const
+{
+    auto it = pages_.find(page);
+    if (it == pages_.end())
+        return nullptr;
+    if (it->second.lru != lru_.begin())
+        lru_.splice(lru_.begin(), lru_, it->second.lru);
+    return &it->second;
+}
+
+void EntryTableModel::insertPage(int page, std::vector<EntryRow> rows) const
+{
+    if (Page* p = cachedPage(page)) {
+        p->rows = std::move(rows);
+        return;
+    }
+    while (int(pages_.size()) >= kMaxPages) {
+        pages_.erase(lru_.back());
+        lru_.pop_back();
+    }
+    lru_.push_front(page);
+    Page p;
+    p.rows = std::move(rows);
+    p.lru = lru_.begin();
+    pages_.emplace(page, std::move(p));
+}
+
 const EntryRow* EntryTableModel::rowPtr(int row) const
 {
     if (row < 0 || uint64_t(row) >= count_)
         return nullptr;
     const int page = row / kPageRows;
-    auto it = pages_.find(page);
-    if (it == pages_.end()) {
-        Page p;
+    Page* p = cachedPage(page);
+    if (!p) {
+        std::vector<EntryRow> rows;
         try {
-            p.rows = store_->listEntries(filter_, sort_, descending_, uint64_t(page) * kPageRows, kPageRows);
+            rows = store_->listEntries(filter_, sort_, descending_, uint64_t(page) * kPageRows, kPageRows);
         } catch (const std::exception& e) {
             lastError_ = QString::fromUtf8(e.what());
         }
         ++pageFetches_;
-        while (int(pages_.size()) >= kMaxPages) {
-            pages_.erase(lru_.back());
-            lru_.pop_back();
-        }
-        lru_.push_front(page);
-        p.lru = lru_.begin();
-        it = pages_.emplace(page, std::move(p)).first;
-    } else if (it->second.lru != lru_.begin()) {
-        lru_.splice(lru_.begin(), lru_, it->second.lru);
+        insertPage(page, std::move(rows));
+        p = cachedPage(page);
     }
     const size_t i = size_t(row % kPageRows);
     // The store may have shrunk since the count (another process evicted).
-    return i < it->second.rows.size() ? &it->second.rows[i] : nullptr;
+    return i < p->rows.size() ? &p->rows[i] : nullptr;
+}
+
+void EntryTableModel::requestPage(int page) const
+{
+    std::erase(wanted_, page);
+    wanted_.push_back(page);
+    // Only the latest few matter: a fast scroll asks for pages it has passed.
+    constexpr size_t kMaxWanted = 4;
+    if (wanted_.size() > kMaxWanted)
+        wanted_.erase(wanted_.begin(), wanted_.end() - long(kMaxWanted));
+    if (!fetching_)
+        QMetaObject::invokeMethod(const_cast<EntryTableModel*>(this), &EntryTableModel::startNextFetch, Qt::QueuedConnection);
+}
+
+void EntryTableModel::startNextFetch()
+{
+    while (!wanted_.empty() && pages_.count(wanted_.back()))
+        wanted_.pop_back();
+    if (fetching_ || wanted_.empty())
+        return;
+    const int page = wanted_.back();
+    wanted_.pop_back();
+    fetching_ = true;
+    const int generation = generation_;
+    using Rows = std::vector<EntryRow>;
+    auto* watcher = new QFutureWatcher<Rows>(this);
+    connect(watcher, &QFutureWatcher<Rows>::finished, this, [this, watcher, page, generation] {
+        watcher->deleteLater();
+        fetching_ = false;
+        if (generation == generation_) {
+            ++pageFetches_;
+            insertPage(page, watcher->result());
+            const int first = page * kPageRows;
+            const int last = std::min(rowCount(), first + kPageRows) - 1;
+            if (last >= first)
+                Q_EMIT dataChanged(index(first, 0), index(last, ColumnCount - 1));
+        }
+        startNextFetch();
+    });
+    watcher->setFuture(QtConcurrent::run([store = countStore_, filter = filter_, sort = sort_, desc = descending_, page] {
+        try {
+            return store->listEntries(filter, sort, desc, uint64_t(page) * kPageRows, kPageRows);
+        } catch (const std::exception&) {
+            return Rows();   // shown as empty rows; the next refresh reads again
+        }
+    }));
 }
 
 std::optional<EntryRow> EntryTableModel::entryAt(int row) const
@@ -210,6 +279,12 @@ QVariant EntryTableModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
+    if (asyncPages_ && !isRowLoaded(index.row())) {
+        requestPage(index.row() / kPageRows);
+        if (role == Qt::DisplayRole && index.column() == Key)
+            return tr("loading…");
+        return {};
+    }
     const EntryRow* r = rowPtr(index.row());
     if (!r)
         return {};

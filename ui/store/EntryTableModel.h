@@ -40,6 +40,12 @@ public:
 
     // A second connection for counting off the GUI thread (optional).
     void setCountStore(std::shared_ptr<cs::store::Store> store) { countStore_ = std::move(store); }
+    // With a count store: data() never waits for the catalog. A row whose
+    // page is not cached shows a placeholder, the page is read on a worker
+    // (most recently wanted page first, one read at a time) and dataChanged
+    // follows. entryAt()/entryIdAt() still read synchronously.
+    void setAsyncPages(bool on) { asyncPages_ = on && countStore_; }
+    bool isRowLoaded(int row) const { return pages_.count(row / kPageRows) > 0; }
 
     // Applies a key filter (substring, case-sensitive). Synchronous without a
     // count store; otherwise the switch happens when filterApplied() fires.
@@ -77,6 +83,10 @@ private:
         std::list<int>::iterator lru;
     };
     const cs::store::EntryRow* rowPtr(int row) const;
+    Page* cachedPage(int page) const;
+    void insertPage(int page, std::vector<cs::store::EntryRow> rows) const;
+    void requestPage(int page) const;
+    void startNextFetch();
     void applyFilter(const cs::store::EntryFilter& filter, uint64_t count);
     void dropPages() const;
 
@@ -88,6 +98,10 @@ private:
     int sortSection_ = -1;
     uint64_t count_ = 0;
     int countGeneration_ = 0;
+    bool asyncPages_ = false;
+    int generation_ = 0;                 // bumped at every reset: late pages are dropped
+    mutable std::vector<int> wanted_;    // pages asked for by data(), most recent last
+    bool fetching_ = false;
     mutable std::unordered_map<int, Page> pages_;
     mutable std::list<int> lru_;   // page numbers, most recent first
     mutable uint64_t pageFetches_ = 0;
