@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <unistd.h>
 #include <csignal>
 #include <chrono>
@@ -359,7 +360,7 @@ private:
             uint64_t offset = r.offset, remaining = r.length;
             while (remaining > 0) {
                 const uint64_t n = std::min<uint64_t>(remaining, buf.size() - fill);
-                reader_->readSpan(offset, buf.data() + fill, n);
+                readThroughWindow(offset, buf.data() + fill, n, i);
                 fill += n;
                 offset += n;
                 remaining -= n;
@@ -371,6 +372,58 @@ private:
             flush();
         if (written != st.liveBytes)
             fail(prefixPath, "copied " + std::to_string(written) + " bytes, the walk found " + std::to_string(st.liveBytes));
+    }
+
+    static constexpr uint64_t kCoalesceGap = 64u << 10;
+    static constexpr uint64_t kWindowBytes = 4u << 20;
+
+    // Reads [offset, offset + n) of the old generation, through a forward
+    // read-ahead window over its files (positions increase with offsets
+    // within a file, so the window also covers the next live ranges).
+    void readThroughWindow(uint64_t offset, uint8_t* dst, uint64_t n, uint64_t record)
+    {
+        // Where the run of nearby live ranges from this record on ends: one
+        // window covers them (dead gaps of up to 64 KiB are read and
+        // dropped), instead of one read per small range.
+        auto runEndFrom = [&](uint64_t from) {
+            uint64_t end = offset + n;
+            for (uint64_t j = record + 1; j < records_; ++j) {
+                const auto nx = mapping_.at(j);
+                if (nx.offset - end > kCoalesceGap || nx.offset + nx.length - from > kWindowBytes)
+                    break;
+                end = nx.offset + nx.length;
+            }
+            return end;
+        };
+        while (n > 0) {
+            const auto w = reader_->locate(offset);
+            const uint64_t k = std::min(n, w.available);
+            if (k == 0)
+                failAt(w.file->path(), w.position, "pack offset " + std::to_string(offset) + " is past the end of the pack");
+            if (!(srcFile_ == w.file && w.position >= srcStart_ && w.position + k <= srcStart_ + src_.size())) {
+                if (k >= kWindowBytes / 4) {
+                    w.file->readAt(dst, k, w.position);
+                    dst += k;
+                    offset += k;
+                    n -= k;
+                    continue;
+                }
+                const uint64_t fileSize = w.file == &old_->suffix ? old_->suffix.size() : old_->control.prefixBytes;
+                const uint64_t runEnd = runEndFrom(offset);
+                const uint64_t want = std::max(k, std::min(runEnd > offset ? runEnd - offset : k, kWindowBytes));
+                const uint64_t len = std::max(k, std::min(want, fileSize > w.position ? fileSize - w.position : 0));
+                src_.resize(len);
+                src_.resize(w.file->readSomeAt(src_.data(), len, w.position));
+                srcFile_ = w.file;
+                srcStart_ = w.position;
+                if (src_.size() < k)
+                    failAt(w.file->path(), w.position + src_.size(), "file ends early while copying live bytes");
+            }
+            std::memcpy(dst, src_.data() + (w.position - srcStart_), k);
+            dst += k;
+            offset += k;
+            n -= k;
+        }
     }
 
     // Copies old suffix bytes [from, to) into out (at from - base).
@@ -493,6 +546,9 @@ private:
     uint64_t presentBytes_ = 0;
     std::vector<std::string> newFiles_;
     bool swapped_ = false;
+    const File* srcFile_ = nullptr; // read-ahead window of the buffered copy
+    uint64_t srcStart_ = 0;
+    std::vector<uint8_t> src_;
     bool catalogFinished_ = false;
 };
 

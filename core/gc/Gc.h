@@ -111,9 +111,11 @@ struct GcOptions {
     std::string catalogPath;
     bool collectRanges = false;          // fill GcResult::liveRanges/deadRanges (dry run or not)
     size_t copyBufferBytes = 4u << 20;   // copy granularity: progress, cancel and the "copy" hook
-    // Copy the prefix with copy_file_range (falls back to a buffer when the
-    // file system refuses); false forces the buffer.
-    bool kernelCopy = true;
+    // Copy the prefix with one copy_file_range per live range (falls back to
+    // the buffer when the file system refuses). Default off: the buffered
+    // copy reads nearby live ranges through one 4 MiB window and measured
+    // 2-3x faster on packs of small objects.
+    bool kernelCopy = false;
     // Test hook called at named points: "open", "traverse", "write mapping",
     // "copy prefix" (after each step), "copy" (after each buffer written),
     // "suffix", "catalog" (with a catalog), "before control", "after control",

@@ -6,6 +6,7 @@
 // time against `cp` of the live bytes (the new prefix) in the same run.
 //
 //   bench_gc [OBJECTS ...] [--dir DIR]      (default 100000 1000000, DIR under /tmp)
+//   BENCH_GC_KERNEL_COPY=0|1 forces the buffered or the copy_file_range prefix copy.
 #include "core/gc/Gc.h"
 #include "core/jobs/Job.h"
 #include "core/pack/Pack.h"
@@ -107,6 +108,8 @@ int child(const QString& packDir, const QString& rootsFile)
     std::memcpy(roots.data(), raw.data(), roots.size() * 8);
     gc::GcOptions o;
     o.roots = std::move(roots);
+    if (qEnvironmentVariableIsSet("BENCH_GC_KERNEL_COPY"))
+        o.kernelCopy = qEnvironmentVariableIntValue("BENCH_GC_KERNEL_COPY") != 0;
     // Peak RSS of the traversal alone: reset the process's high-water mark
     // (Linux >= 4.0: "5" > /proc/self/clear_refs) when the open step ends,
     // note the resident size then, and read the high-water mark after the walk.

@@ -66,7 +66,7 @@ private slots:
             gc::GcOptions o;
             o.roots = s.roots();
             o.copyBufferBytes = 16 << 10; // many buffers, so the copy has inner kill points
-            o.kernelCopy = nth != 3;      // one row kills the buffered copy instead of copy_file_range
+            o.kernelCopy = nth == 3;      // one row kills the copy_file_range copy instead of the buffered one
             o.hook = [&](const char* p) {
                 if (at == p && ++seen == nth)
                     ::raise(SIGKILL);

@@ -81,10 +81,10 @@ private slots:
     {
         QTest::addColumn<int>("rounds");
         QTest::addColumn<bool>("kernelCopy");
-        QTest::newRow("1") << 1 << true;
-        QTest::newRow("2") << 2 << true;
-        QTest::newRow("5") << 5 << true;
-        QTest::newRow("5, buffered copy") << 5 << false;
+        QTest::newRow("1") << 1 << false;
+        QTest::newRow("2") << 2 << false;
+        QTest::newRow("5") << 5 << false;
+        QTest::newRow("5, copy_file_range") << 5 << true;
     }
     void successiveGcs()
     {
@@ -221,10 +221,15 @@ private slots:
             s.evict(i);
         // Another writer (its own Pack, as another process would have) appends during the GC.
         ToyStore writer(packDir);
-        std::atomic<bool> stop{false};
+        std::atomic<bool> stop{false}, go{false};
         std::atomic<int> appended{0};
         std::thread t([&] {
             std::mt19937_64 wr(99);
+            // Only appends after the split was read: on a bare pack nothing
+            // protects an object appended before it that no root lists (the
+            // store's merges redo themselves when they see the GC's epoch).
+            while (!go.load())
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             while (!stop.load()) {
                 writer.add(makeChunks(wr, {}, 2, 5000));
                 ++appended;
@@ -233,6 +238,8 @@ private slots:
         gc::GcOptions o;
         o.copyBufferBytes = 64 << 10;
         o.hook = [&](const char* point) {
+            if (std::string(point) == "open")
+                go = true;
             // Make sure appends really overlap the traversal and the copy.
             if (std::string(point) == "traverse" || std::string(point) == "copy prefix") {
                 const int target = appended.load() + 3;
@@ -240,7 +247,14 @@ private slots:
                     std::this_thread::sleep_for(std::chrono::milliseconds(1));
             }
         };
-        const auto r = s.gc(o);
+        gc::GcResult r;
+        try {
+            r = s.gc(o);
+        } catch (const std::exception& e) {
+            stop = true;
+            t.join();
+            QFAIL(e.what());
+        }
         const int during = appended.load();
         // Appends continue after the swap, into the new generation.
         while (appended.load() < during + 5)
@@ -249,13 +263,17 @@ private slots:
         t.join();
         QVERIFY(r.stats.appendedDuringGc > 0);
         QVERIFY(appended.load() >= 10);
-        s.forgetCollected();
-        checkAll(s);
-        s.reopen(packDir);
-        for (const auto& [id, e] : writer.entries())
-            QVERIFY2(s.restore(e) == e.data, qPrintable(QString("entry %1 appended during GC is lost").arg(id)));
-        for (const auto& [id, e] : writer.entries())
-            QVERIFY(writer.restore(e) == e.data);
+        try {
+            s.forgetCollected();
+            checkAll(s);
+            s.reopen(packDir);
+            for (const auto& [id, e] : writer.entries())
+                QVERIFY2(s.restore(e) == e.data, qPrintable(QString("entry %1 appended during GC is lost").arg(id)));
+            for (const auto& [id, e] : writer.entries())
+                QVERIFY(writer.restore(e) == e.data);
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
     }
 
     void cancelLeavesOldGenerationIdentical_data()
