@@ -48,6 +48,7 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     runButton_ = new QPushButton(tr("Run"));
     cancelButton_ = new QPushButton(tr("Cancel"));
     cancelButton_->setEnabled(false);
+    cancelButton_->hide();  // the progress widget below has the visible Cancel
     progress_ = new JobProgressWidget;
     progress_->attach(runner_);
     auto* buttons = new QHBoxLayout;
@@ -62,6 +63,7 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     historyView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     historyView_->verticalHeader()->hide();
     historyView_->horizontalHeader()->setStretchLastSection(true);
+    historyView_->setAlternatingRowColors(true);
     historyView_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     auto* showButton = new QPushButton(tr("Show"));
     auto* compareButton = new QPushButton(tr("Compare"));
@@ -93,7 +95,8 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     resultView_->setModel(results_);
     resultView_->verticalHeader()->hide();
     resultView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    resultView_->horizontalHeader()->setStretchLastSection(true);
+    resultView_->horizontalHeader()->setStretchLastSection(false);
+    resultView_->setAlternatingRowColors(true);
     resultView_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     sampleModel_ = new SampleTableModel(this);
     statusLabel_ = new QLabel(tr("No run yet."));
@@ -117,13 +120,14 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     rightSplit->addWidget(resultView_);
     rightSplit->setStretchFactor(0, 3);
     rightSplit->setStretchFactor(1, 2);
+    rightSplit->setSizes({560, 300});
     rightLayout->addWidget(rightSplit, 1);
 
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
     split->addWidget(right);
     split->setStretchFactor(1, 1);
-    split->setSizes({340, 900});
+    split->setSizes({400, 900});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);

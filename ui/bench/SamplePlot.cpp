@@ -15,12 +15,22 @@ SamplePlot::SamplePlot(QWidget* parent) : QCustomPlot(parent)
     plotLayout()->clear();
     legend = nullptr;
     PlotTheme::attach(this);
+    showPlaceholder();
+}
+
+void SamplePlot::showPlaceholder()
+{
+    auto* text = new QCPTextElement(this, tr("Run a scenario or pick one from the history: its samples appear here."));
+    plotLayout()->addElement(0, 0, text);
+    placeholder_ = text;
+    PlotTheme::apply(this);
 }
 
 void SamplePlot::clearAll()
 {
     clearGraphs();
-    plotLayout()->clear();  // deletes the rects and their legends
+    plotLayout()->clear();  // deletes the rects, their legends and the placeholder
+    placeholder_ = nullptr;
     graphs_.clear();
     colorIndex_.clear();
     rects_.clear();
@@ -28,6 +38,7 @@ void SamplePlot::clearAll()
     runLabels_.clear();
     newest_ = 0;
     appended_ = 0;
+    showPlaceholder();
     replot(rpQueuedReplot);
 }
 
@@ -36,8 +47,13 @@ QCPAxisRect* SamplePlot::rectForUnit(const QString& unit)
     auto it = rects_.find(unit);
     if (it != rects_.end())
         return it.value();
+    if (placeholder_) {
+        plotLayout()->remove(placeholder_);
+        plotLayout()->simplify();
+        placeholder_ = nullptr;
+    }
     auto* rect = new QCPAxisRect(this);
-    plotLayout()->addElement(plotLayout()->rowCount(), 0, rect);
+    plotLayout()->addElement(rects_.isEmpty() ? 0 : plotLayout()->rowCount(), 0, rect);
     rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins_);
     rect->axis(QCPAxis::atBottom)->setLabel(tr("seconds"));
     rect->axis(QCPAxis::atLeft)->setLabel(unit.isEmpty() ? tr("count") : unit);

@@ -44,6 +44,7 @@ private:
     QCPGraph* graphFor(const QString& series, int run);
     QCPAxisRect* rectForUnit(const QString& unit);
     void styleLegends();
+    void showPlaceholder();
 
     QHash<QString, QCPGraph*> graphs_;          // "run\nseries"
     QHash<QString, int> colorIndex_;            // series -> colour index
@@ -51,6 +52,7 @@ private:
     QHash<QCPAxisRect*, QCPLegend*> legends_;
     QHash<int, QString> runLabels_;
     QCPMarginGroup* margins_ = nullptr;
+    QCPTextElement* placeholder_ = nullptr;
     double window_ = 0;
     double newest_ = 0;
     qint64 appended_ = 0;
