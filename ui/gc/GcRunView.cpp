@@ -9,6 +9,7 @@
 #include "ui/jobs/JobRunner.h"
 
 #include <QCheckBox>
+#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -75,7 +76,9 @@ GcRunView::GcRunView(const QString& storeDir, QWidget* parent)
     auto* runTab = new QWidget(this);
     auto* runLayout = new QVBoxLayout(runTab);
     auto* runSplit = new QSplitter(Qt::Vertical, runTab);
-    runSplit->addWidget(makeTableBox(makeTable(runTab, stepsModel_), tr("<b>Steps</b> (getrusage deltas; max RSS is the high-water mark)"),
+    auto* stepsTable = makeTable(runTab, stepsModel_);
+    stepsTable->horizontalHeader()->setStretchLastSection(false);
+    runSplit->addWidget(makeTableBox(stepsTable, tr("<b>Steps</b> (getrusage deltas; max RSS is the high-water mark)"),
                                      stepsModel_, QStringLiteral("gc-steps")));
     runSplit->addWidget(makeTableBox(makeTable(runTab, totalsModel_), tr("<b>Totals</b>"), totalsModel_,
                                      QStringLiteral("gc-totals")));
@@ -131,6 +134,7 @@ GcRunView::GcRunView(const QString& storeDir, QWidget* parent)
     stepsLayout->setContentsMargins(0, 0, 0, 0);
     stepsLayout->addWidget(new QLabel(tr("<b>Steps</b>"), stepsBox));
     stepsLayout->addWidget(steps_);
+    stepsBox->setMinimumWidth(steps_->fontMetrics().horizontalAdvance(QStringLiteral("write mapping")) + 60);
     body->addWidget(stepsBox);
     body->addWidget(tabs_);
     body->setStretchFactor(0, 1);
@@ -259,6 +263,20 @@ void GcRunView::historyFinished(bool ok, const QString& error)
     }
     runs_ = *std::any_cast<std::shared_ptr<std::vector<cs::gc::GcRun>>>(historyRunner_->result());
     showHistory();
+    if (!last_ && !runner_->isRunning()) {
+        // Nothing run here yet: show the latest real run of the history.
+        for (const auto& r : runs_) {
+            if (r.dryRun)
+                continue;
+            gctables::fillSteps(stepsModel_, r.stats);
+            gctables::fillTotals(totalsModel_, r.stats);
+            status_->setText(tr("Showing run %1 of %2 from the history.")
+                                 .arg(r.id)
+                                 .arg(QDateTime::fromMSecsSinceEpoch(qint64(r.started * 1000.0))
+                                          .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))));
+            break;
+        }
+    }
     Q_EMIT historyLoaded();
 }
 

@@ -22,7 +22,12 @@ constexpr int kMinKindHeight = 4;   // a kind present in a column gets at least 
 QColor liveColor() { return QColor(0x3a, 0xa6, 0x5c); }
 QColor deadColor() { return QColor(0xe0, 0x52, 0x3a); }
 QColor tailColor() { return QColor(0x4a, 0x7f, 0xc1); }
-QColor absentColor(const QPalette& p) { return p.color(QPalette::Mid).lighter(130); }
+// Offsets no range covers (collected by an earlier GC): the base colour tinted towards the text.
+QColor absentColor(const QPalette& p)
+{
+    const QColor b = p.color(QPalette::Base), t = p.color(QPalette::Text);
+    return QColor((b.red() * 5 + t.red()) / 6, (b.green() * 5 + t.green()) / 6, (b.blue() * 5 + t.blue()) / 6);
+}
 } // namespace
 
 PackStripWidget::PackStripWidget(QWidget* parent) : QWidget(parent)
@@ -191,6 +196,8 @@ void PackStripWidget::paintLegend(QPainter& painter, const QRect& legend) const
     int x = legend.left();
     auto item = [&](const QColor& color, const QString& label) {
         painter.fillRect(QRect(x, y + 2, box, box), color);
+        painter.setPen(palette().color(QPalette::Mid));
+        painter.drawRect(QRect(x, y + 2, box - 1, box - 1));
         painter.setPen(palette().color(QPalette::Text));
         const int w = fm.horizontalAdvance(label);
         painter.drawText(QRect(x + box + 4, y, w + 2, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, label);

@@ -69,6 +69,10 @@ ReachabilityView::ReachabilityView(const QString& storeDir, QWidget* parent)
     sizes_->setColumnCount(4);
     sizes_->setHorizontalHeaderLabels({tr("File"), tr("Now"), tr("After GC"), tr("Change")});
     sizes_->verticalHeader()->hide();
+    sizes_->verticalHeader()->setDefaultSectionSize(sizes_->fontMetrics().height() + 6);
+    sizes_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    sizes_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    sizes_->setFixedHeight(5 * (sizes_->fontMetrics().height() + 6) + 8);
     sizes_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     sizes_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     sizes_->horizontalHeader()->setStretchLastSection(true);
@@ -84,8 +88,16 @@ ReachabilityView::ReachabilityView(const QString& storeDir, QWidget* parent)
     auto* sizesBox = new QWidget(this);
     auto* sizesLayout = new QVBoxLayout(sizesBox);
     sizesLayout->setContentsMargins(0, 0, 0, 0);
-    sizesLayout->addWidget(new QLabel(tr("<b>Pack files</b>: now and after this GC"), sizesBox));
+    sizesLabel_ = new QLabel(tr("<b>Pack files</b>: now and after this GC"), sizesBox);
+    sizesLayout->addWidget(sizesLabel_);
     sizesLayout->addWidget(sizes_);
+    auto* hint = new QLabel(tr("Hover the strip to see the object at an offset and the entries that reach it; "
+                               "scroll to zoom, drag to pan."),
+                            sizesBox);
+    hint->setWordWrap(true);
+    hint->setForegroundRole(QPalette::PlaceholderText);
+    sizesLayout->addWidget(hint);
+    sizesLayout->addStretch(1);
     auto* mappingBox = new QWidget(this);
     auto* mappingLayout = new QVBoxLayout(mappingBox);
     mappingLayout->setContentsMargins(0, 0, 0, 0);
@@ -158,8 +170,11 @@ void ReachabilityView::refresh()
         out->result = cs::gc::collectGarbage(*pack, options, job);
         out->generation = pack->generation();
         out->sizes = pack->sizes();
-        out->strip = PackStripData::make(out->result.liveRanges, out->result.deadRanges, out->result.stats.split,
-                                         out->sizes.logicalEnd);
+        // The ranges move into the strip (a store of millions of objects has as many ranges).
+        out->strip = PackStripData::make(std::move(out->result.liveRanges), std::move(out->result.deadRanges),
+                                         out->result.stats.split, out->sizes.logicalEnd);
+        out->result.liveRanges.clear();
+        out->result.deadRanges.clear();
         return out;
     });
 }
@@ -193,6 +208,9 @@ void ReachabilityView::dryRunFinished(bool ok, const QString& error)
                                .arg(gcfmt::count(run->generation->mapping.size()),
                                     gcfmt::size(packSizes_.mappingBytes)));
     fillSizes();
+    sizesLabel_->setText(tr("<b>Pack files</b>: generation %1 now, generation %2 after this GC")
+                             .arg(packSizes_.generation)
+                             .arg(packSizes_.generation + 1));
     Q_EMIT refreshed();
 }
 
@@ -220,9 +238,9 @@ void ReachabilityView::fillSizes()
         uint64_t now, after;
     };
     const Row rows[] = {
-        {tr("suffix (%1.suffix → %2.suffix)").arg(g).arg(ng), packSizes_.suffixBytes, after.suffix},
-        {tr("prefix (%1.prefix → %2.prefix)").arg(g).arg(ng), packSizes_.prefixBytes, after.prefix},
-        {tr("mapping (%1.mapping → %2.mapping)").arg(g).arg(ng), packSizes_.mappingBytes, after.mapping},
+        {tr("suffix"), packSizes_.suffixBytes, after.suffix},
+        {tr("prefix"), packSizes_.prefixBytes, after.prefix},
+        {tr("mapping"), packSizes_.mappingBytes, after.mapping},
         {tr("total"), packSizes_.total(), after.total()},
     };
     sizes_->setRowCount(int(std::size(rows)));
@@ -296,7 +314,7 @@ QString ReachabilityView::lookupHtml(const PackStripWidget::Hover& hover, const 
         html += hover.hit.live ? tr("No merged entry reaches it now (evicted since the dry run?)")
                                : tr("No live entry reaches it: a GC reclaims it.");
     } else {
-        html += tr("Reached by %n entries:", nullptr, int(std::min<uint64_t>(r.total, INT32_MAX)));
+        html += r.total == 1 ? tr("Reached by 1 entry:") : tr("Reached by %1 entries:").arg(gcfmt::count(r.total));
         for (const auto& e : r.entries) {
             QString key = QString::fromStdString(e.key);
             if (key.size() > 60)

@@ -43,7 +43,8 @@ public:
     MappingTableModel* mappingModel() const { return mappingModel_; }
     QTableWidget* sizesTable() const { return sizes_; }
     JobRunner* jobRunner() const { return runner_; }
-    // The last dry run shown (nullptr before the first one finished).
+    // The last dry run shown (nullptr before the first one finished); its
+    // ranges moved into strip()->data().
     const cs::gc::GcResult* lastDryRun() const { return result_.get(); }
     const cs::pack::PackSizes& packSizes() const { return packSizes_; }
     // What the pack's files would be after this GC (from the dry run).
@@ -83,6 +84,7 @@ private:
     QLabel* summary_;
     PackStripWidget* strip_;
     QTableWidget* sizes_;
+    QLabel* sizesLabel_ = nullptr;
     QLabel* mappingLabel_;
     QTableView* mappingView_;
     MappingTableModel* mappingModel_;
