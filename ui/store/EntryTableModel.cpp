@@ -35,9 +35,14 @@ QString displayKey(const std::string& key)
 
 } // namespace
 
-EntryTableModel::EntryTableModel(std::shared_ptr<cs::store::Store> store, QObject* parent)
-    : QAbstractTableModel(parent), store_(std::move(store))
+EntryTableModel::EntryTableModel(std::shared_ptr<cs::store::Store> store, std::shared_ptr<cs::store::Store> countStore,
+                                 QObject* parent)
+    : QAbstractTableModel(parent), store_(std::move(store)), countStore_(std::move(countStore))
 {
+    if (countStore_) {
+        startCount(filter_);
+        return;
+    }
     try {
         count_ = store_->countEntries(filter_);
     } catch (const std::exception& e) {
@@ -84,32 +89,41 @@ void EntryTableModel::setKeyFilter(const QString& text)
 {
     cs::store::EntryFilter filter = filter_;
     filter.keyContains = text.toStdString();
-    const int generation = ++countGeneration_;
-    if (!countStore_) {
-        uint64_t count = 0;
-        try {
-            count = store_->countEntries(filter);
-        } catch (const std::exception& e) {
-            Q_EMIT countFailed(QString::fromUtf8(e.what()));
-        }
-        applyFilter(filter, count);
-        Q_EMIT filterApplied(text, count);
+    if (countStore_) {
+        startCount(filter);
         return;
     }
-    // A substring filter scans every key: on a million rows that is longer
-    // than a frame, so the count runs on a worker and stale counts are dropped.
+    ++countGeneration_;
+    uint64_t count = 0;
+    try {
+        count = store_->countEntries(filter);
+    } catch (const std::exception& e) {
+        Q_EMIT countFailed(QString::fromUtf8(e.what()));
+    }
+    applyFilter(filter, count);
+    Q_EMIT filterApplied(text, count);
+}
+
+void EntryTableModel::startCount(const cs::store::EntryFilter& filter)
+{
+    // A substring filter scans every key, and a cold count reads a whole
+    // index: on a million rows either is longer than a frame, so counts run
+    // on a worker and only the latest one is applied.
+    const int generation = ++countGeneration_;
+    counting_ = true;
     auto* watcher = new QFutureWatcher<CountResult>(this);
-    connect(watcher, &QFutureWatcher<CountResult>::finished, this, [this, watcher, generation, filter, text] {
+    connect(watcher, &QFutureWatcher<CountResult>::finished, this, [this, watcher, generation, filter] {
         watcher->deleteLater();
         if (generation != countGeneration_)
             return;
+        counting_ = false;
         const CountResult r = watcher->result();
         if (!r.error.isEmpty()) {
             Q_EMIT countFailed(r.error);
             return;
         }
         applyFilter(filter, r.count);
-        Q_EMIT filterApplied(text, r.count);
+        Q_EMIT filterApplied(QString::fromStdString(filter.keyContains), r.count);
     });
     watcher->setFuture(QtConcurrent::run([store = countStore_, filter] {
         CountResult r;
@@ -124,6 +138,10 @@ void EntryTableModel::setKeyFilter(const QString& text)
 
 void EntryTableModel::refresh()
 {
+    if (countStore_) {
+        startCount(filter_);
+        return;
+    }
     uint64_t count = 0;
     try {
         count = store_->countEntries(filter_);

@@ -35,11 +35,16 @@ public:
     static constexpr int kMaxPages = 8;
 
     // store: the connection pages are read from, on the GUI thread.
-    explicit EntryTableModel(std::shared_ptr<cs::store::Store> store, QObject* parent = nullptr);
+    // countStore (optional): a second connection; every count (the first
+    // one too: a cold count of a million rows reads the whole index) then
+    // runs off the GUI thread, and rowCount is 0 until it arrives.
+    explicit EntryTableModel(std::shared_ptr<cs::store::Store> store,
+                             std::shared_ptr<cs::store::Store> countStore = nullptr, QObject* parent = nullptr);
     ~EntryTableModel() override;
 
     // A second connection for counting off the GUI thread (optional).
     void setCountStore(std::shared_ptr<cs::store::Store> store) { countStore_ = std::move(store); }
+    bool isCounting() const { return counting_; }
     // With a count store: data() never waits for the catalog. A row whose
     // page is not cached shows a placeholder, the page is read on a worker
     // (most recently wanted page first, one read at a time) and dataChanged
@@ -51,7 +56,8 @@ public:
     // count store; otherwise the switch happens when filterApplied() fires.
     void setKeyFilter(const QString& text);
     QString keyFilter() const { return QString::fromStdString(filter_.keyContains); }
-    // Re-counts and drops every cached page (after the store changed).
+    // Re-counts and drops every cached page (after the store changed); with
+    // a count store the reset comes with filterApplied().
     void refresh();
 
     cs::store::SortColumn sortColumn() const { return sort_; }
@@ -88,6 +94,7 @@ private:
     void requestPage(int page) const;
     void startNextFetch();
     void applyFilter(const cs::store::EntryFilter& filter, uint64_t count);
+    void startCount(const cs::store::EntryFilter& filter);
     void dropPages() const;
 
     std::shared_ptr<cs::store::Store> store_;
@@ -98,6 +105,7 @@ private:
     int sortSection_ = -1;
     uint64_t count_ = 0;
     int countGeneration_ = 0;
+    bool counting_ = false;
     bool asyncPages_ = false;
     int generation_ = 0;                 // bumped at every reset: late pages are dropped
     mutable std::vector<int> wanted_;    // pages asked for by data(), most recent last

@@ -15,20 +15,20 @@
 #include <QVBoxLayout>
 
 #include <set>
+#include <utility>
 
 namespace ui {
 
 StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_ptr<cs::store::Store> work,
                            QWidget* parent)
     : QWidget(parent),
-      model_(new EntryTableModel(std::move(pages), this)),
+      model_(new EntryTableModel(std::move(pages), work, this)),
       filter_(new QLineEdit(this)),
       filterTimer_(new QTimer(this)),
       count_(new QLabel(this)),
       table_(new QTableView(this)),
       details_(new EntryDetailsPane(work, this))
 {
-    model_->setCountStore(work);
     // Pages far into a million rows take an OFFSET scan (~0.1-0.3 s): read
     // them on a worker so scrolling never blocks the GUI thread.
     model_->setAsyncPages(true);
@@ -83,6 +83,11 @@ StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_
     connect(model_, &EntryTableModel::modelReset, this, [this] {
         updateCountLabel();
         details_->showEntry(0);
+        // Keep the same entry selected when it is still at the same row (merge
+        // and restore do not move rows unless sorted by state or last access).
+        const int row = std::exchange(reselectRow_, -1);
+        if (row >= 0 && row < model_->rowCount() && model_->entryIdAt(row) == reselectId_)
+            selectRow(row);
         Q_EMIT selectionChanged();
     });
     connect(model_, &EntryTableModel::countFailed, this,
@@ -102,6 +107,10 @@ StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_
 
 void StoreBrowser::updateCountLabel()
 {
+    if (model_->isCounting() && model_->rowCount() == 0) {
+        count_->setText(tr("counting…"));
+        return;
+    }
     const QString n = QLocale().toString(model_->rowCount());
     count_->setText(model_->keyFilter().isEmpty() ? tr("%1 entries").arg(n) : tr("%1 matching entries").arg(n));
 }
@@ -133,13 +142,9 @@ void StoreBrowser::selectRow(int row)
 
 void StoreBrowser::refresh()
 {
-    const int64_t shown = details_->entryId();
-    const int row = table_->currentIndex().row();
+    reselectId_ = details_->entryId();
+    reselectRow_ = reselectId_ ? table_->currentIndex().row() : -1;
     model_->refresh();
-    // Keep the same entry in view when it is still at the same row (merge
-    // and restore do not move rows unless sorted by state or last access).
-    if (row >= 0 && row < model_->rowCount() && model_->entryIdAt(row) == shown)
-        selectRow(row);
 }
 
 } // namespace ui

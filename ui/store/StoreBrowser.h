@@ -57,6 +57,8 @@ private:
     QTableView* table_;
     EntryDetailsPane* details_;
     QList<QAction*> contextActions_;
+    int reselectRow_ = -1;        // after refresh(): the row and entry to select again
+    int64_t reselectId_ = 0;
 };
 
 } // namespace ui
