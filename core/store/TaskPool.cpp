@@ -1,9 +1,20 @@
 #include "core/store/TaskPool.h"
 
+#include <malloc.h>
+
 namespace cs::store {
 
 TaskPool& TaskPool::shared()
 {
+    static const bool mallocTuned = [] {
+        // Chunk buffers (0.25-4 MiB) come and go on many threads. glibc raises
+        // its mmap threshold after the first such free and then keeps them in
+        // per-thread arenas, where fragmentation makes RSS grow with every
+        // concurrent restore (measured: 141 MiB instead of 70 for 8 cold
+        // restores). A fixed threshold returns them to the system at free.
+        return mallopt(M_MMAP_THRESHOLD, 256 * 1024) == 1;
+    }();
+    (void)mallocTuned;
     // Never destroyed: worker threads hold thread-local zstd contexts and may
     // run while static destructors do.
     static TaskPool* pool = new TaskPool(std::max(2u, std::thread::hardware_concurrency()));
