@@ -81,7 +81,7 @@ void makeInput(const std::string& path, uint64_t populated, uint64_t logical, Sa
 }
 
 // Compares two files byte for byte; returns the first differing offset or -1.
-int64_t firstDifference(const std::string& a, const std::string& b, Job& job)
+int64_t firstDifference(const std::string& a, const std::string& b, SampleSink& sink, Job& job)
 {
     File fa = File::openRead(a), fb = File::openRead(b);
     const uint64_t size = fa.size();
@@ -99,6 +99,7 @@ int64_t firstDifference(const std::string& a, const std::string& b, Job& job)
                     return int64_t(off + i);
         }
         off += n;
+        sink.addBytes(n);
         job.setStepProgress(off, size);
     }
     return -1;
@@ -233,7 +234,8 @@ public:
         addOurs("decode " + N + " threads", md);
 
         job.beginStep("verify decode");
-        const int64_t diff = firstDifference(input, decoded, job);
+        sink.resetBytes();
+        const int64_t diff = firstDifference(input, decoded, sink, job);
         if (diff >= 0)
             throw Error(decoded + " at offset " + std::to_string(diff) + ": decoded snapshot differs from the input");
         table.addText("decoded equals input", "yes");
@@ -260,7 +262,8 @@ public:
         const ChildResult zd = runZstd("zstd -d", {zstd, "-q", "-d", "-f", zN, "-o", zdec}, "", "", true);
         addStock("zstd -d", zd);
         runZstd("zstd -d ours", {zstd, "-q", "-d", "-f", snapN, "-o", zours}, "", "", true);
-        const int64_t diff2 = firstDifference(input, zours, job);
+        sink.resetBytes();
+        const int64_t diff2 = firstDifference(input, zours, sink, job);
         if (diff2 >= 0)
             throw Error(snapN + " at offset " + std::to_string(diff2) + ": stock zstd -d decodes it differently from the input");
         table.addText("stock zstd decodes ours", "yes");

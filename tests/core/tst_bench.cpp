@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QJsonDocument>
+#include <QJsonArray>
 #include <QJsonObject>
 
 #include <atomic>
@@ -362,6 +363,54 @@ private Q_SLOTS:
         QCOMPARE(r.find("platform")->text, std::string("offscreen"));
         QCOMPARE(r.find("start measured from")->text, std::string("parent"));
         QVERIFY(seriesOf(run).count("GUI RSS MB"));
+    }
+
+    void cliRunsListsAndCompares()
+    {
+        const QByteArray oldXdg = qgetenv("XDG_DATA_HOME");
+        qputenv("XDG_DATA_HOME", (tmp_.path() + QStringLiteral("/xdg")).toUtf8());
+        const QString csv = tmp_.path() + QStringLiteral("/gc.csv"), png = tmp_.path() + QStringLiteral("/gc.png");
+        const QStringList runArgs = {"bench", "gc", "--param", "objects=800", "--param", "entries=10", "--json",
+                                     "--csv", csv, "--plot", png};
+        const auto a = testsupport::cli(runArgs);
+        QVERIFY2(a.exitCode == 0, a.err.constData());
+        const auto b = testsupport::cli(runArgs);
+        QVERIFY2(b.exitCode == 0, b.err.constData());
+        const QJsonObject ra = QJsonDocument::fromJson(a.out).object(), rb = QJsonDocument::fromJson(b.out).object();
+        QCOMPARE(ra.value(QStringLiteral("status")).toString(), QStringLiteral("done"));
+        QCOMPARE(ra.value(QStringLiteral("params")).toObject().value(QStringLiteral("objects")).toString(), QStringLiteral("800"));
+        QVERIFY(rb.value(QStringLiteral("id")).toInteger() > ra.value(QStringLiteral("id")).toInteger());
+        // CSV: header and one line per sample of the run in the history.
+        const auto history = cs::BenchHistory::openDefault();
+        const auto stored = history.load(rb.value(QStringLiteral("id")).toInteger());
+        QVERIFY(stored);
+        const auto lines = testsupport::readFile(csv).trimmed().split('\n');
+        QCOMPARE(lines.first(), QByteArray("t,series,value"));
+        QCOMPARE(size_t(lines.size()), stored->samples.size() + 1);
+        QVERIFY(testsupport::readFile(png).startsWith("\x89PNG"));
+
+        const auto h = testsupport::cli({"bench", "history", "--json"});
+        QCOMPARE(h.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(h.out).array().size(), 2);
+        const auto c = testsupport::cli({"bench", "compare", QString::number(ra.value(QStringLiteral("id")).toInteger()),
+                                         QString::number(rb.value(QStringLiteral("id")).toInteger()), "--json"});
+        QCOMPARE(c.exitCode, 0);
+        bool found = false;
+        for (const auto& row : QJsonDocument::fromJson(c.out).object().value(QStringLiteral("rows")).toArray()) {
+            const QJsonObject o = row.toObject();
+            if (o.value(QStringLiteral("name")).toString() == QLatin1String("objects visited")) {
+                found = true;  // same parameters and seed: the same objects
+                QCOMPARE(o.value(QStringLiteral("percent")).toDouble(), 100.0);
+            }
+        }
+        QVERIFY(found);
+        QCOMPARE(testsupport::cli({"bench", "gc", "--param", "objects=many"}).exitCode, 2);
+        QCOMPARE(testsupport::cli({"bench", "nope"}).exitCode, 2);
+        QCOMPARE(testsupport::cli({"bench", "compare", "1", "999"}).exitCode, 1);
+        const auto list = testsupport::cli({"bench", "list", "--json"});
+        QCOMPARE(list.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(list.out).array().size(), int(cs::scenarioNames().size()));
+        qputenv("XDG_DATA_HOME", oldXdg);
     }
 
     void bootScenarioReportsAMissingGui()
