@@ -119,8 +119,9 @@ GcRunView::GcRunView(const QString& storeDir, QWidget* parent)
     chart_->setMinimumSize(320, 220);
     chartLayout->addWidget(chart_);
     compareSplit->addWidget(chartBox);
-    compareSplit->setStretchFactor(0, 1);
-    compareSplit->setStretchFactor(1, 1);
+    compareSplit->setStretchFactor(0, 3);
+    compareSplit->setStretchFactor(1, 2);
+    compareSplit->setSizes({600, 400});   // the table's four columns need the room more than the chart
     compareLayout->addWidget(compareSplit);
     PlotTheme::attach(chart_);
 

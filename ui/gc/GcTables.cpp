@@ -154,7 +154,7 @@ void fillCompare(QStandardItemModel* model, const std::vector<cs::gc::GcCompareR
         auto value = [&](double v) {
             if (figure.endsWith(QLatin1String("_s")))
                 return secondsItem(v);
-            if (figure.endsWith(QLatin1String("_bytes")) || figure == QLatin1String("bytes_copied"))
+            if (figure.contains(QLatin1String("bytes")))
                 return sizeItem(uint64_t(v));
             if (figure.endsWith(QLatin1String("_kib")))
                 return numberItem(gcfmt::size(uint64_t(v) * 1024), v);
@@ -181,7 +181,8 @@ void plotStepWalls(QCustomPlot* plot, const cs::gc::GcStats& a, const cs::gc::Gc
     QVector<double> keys;
     for (int i = 0; i < int(names.size()); ++i) {
         keys << i + 1;
-        ticker->addTick(i + 1, QString::fromStdString(names[size_t(i)]));
+        // "write mapping" -> two lines, so neighbouring labels do not overlap on a narrow chart.
+        ticker->addTick(i + 1, QString::fromStdString(names[size_t(i)]).replace(QLatin1Char(' '), QLatin1Char('\n')));
     }
     auto wallsOf = [&](const cs::gc::GcStats& s) {
         QVector<double> v(keys.size(), 0.0);
