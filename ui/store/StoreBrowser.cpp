@@ -82,6 +82,7 @@ StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_
     connect(filterTimer_, &QTimer::timeout, this, [this] { model_->setKeyFilter(filter_->text()); });
     connect(model_, &EntryTableModel::modelReset, this, [this] {
         updateCountLabel();
+        pendingDetailsRow_ = -1;
         details_->showEntry(0);
         // Keep the same entry selected when it is still at the same row (merge
         // and restore do not move rows unless sorted by state or last access).
@@ -89,6 +90,10 @@ StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_
         if (row >= 0 && row < model_->rowCount() && model_->entryIdAt(row) == reselectId_)
             selectRow(row);
         Q_EMIT selectionChanged();
+    });
+    connect(model_, &EntryTableModel::dataChanged, this, [this](const QModelIndex& first, const QModelIndex& last) {
+        if (pendingDetailsRow_ >= first.row() && pendingDetailsRow_ <= last.row())
+            onCurrentRowChanged();
     });
     connect(model_, &EntryTableModel::countFailed, this,
             [this](const QString& error) { count_->setText(tr("Filter failed: %1").arg(error)); });
@@ -118,6 +123,14 @@ void StoreBrowser::updateCountLabel()
 void StoreBrowser::onCurrentRowChanged()
 {
     const QModelIndex current = table_->selectionModel()->currentIndex();
+    pendingDetailsRow_ = -1;
+    if (current.isValid() && !model_->isRowLoaded(current.row())) {
+        // Ctrl+End on a million rows: its page is an OFFSET scan, read on a
+        // worker; the details follow when the page arrives (dataChanged).
+        pendingDetailsRow_ = current.row();
+        model_->data(model_->index(current.row(), EntryTableModel::Key));
+        return;
+    }
     details_->showEntry(current.isValid() ? model_->entryIdAt(current.row()) : 0);
 }
 

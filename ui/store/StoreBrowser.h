@@ -57,6 +57,7 @@ private:
     QTableView* table_;
     EntryDetailsPane* details_;
     QList<QAction*> contextActions_;
+    int pendingDetailsRow_ = -1;  // current row whose page is still being read
     int reselectRow_ = -1;        // after refresh(): the row and entry to select again
     int64_t reselectId_ = 0;
 };
