@@ -114,11 +114,18 @@ public:
         }
         const uint64_t packBefore = pack->end();
 
-        // ---- evict: drop the roots of the first share of the entries
+        // ---- evict: drop the roots of a random share of the entries (spread
+        // over the pack, so the live ranges are fragmented as in a real store)
         const size_t evicted = std::min(all.size(), size_t(double(all.size()) * evict + 0.5));
+        std::vector<size_t> order(all.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::shuffle(order.begin(), order.end(), std::mt19937_64(11));
+        std::vector<size_t> kept(order.begin() + std::ptrdiff_t(evicted), order.end());
+        std::sort(kept.begin(), kept.end());
         std::vector<uint64_t> roots;
         std::set<uint64_t> live;
-        for (size_t i = evicted; i < all.size(); ++i) {
+        for (size_t i : kept) {
             roots.push_back(all[i].root);
             live.insert(all[i].objects.begin(), all[i].objects.end());
         }
@@ -152,9 +159,9 @@ public:
             throw Error("GC kept " + std::to_string(st.liveBytes) + " live bytes, but reachable objects hold " +
                         std::to_string(expectedLiveBytes));
         uint64_t verified = 0;
-        for (size_t i = evicted; i < all.size(); ++i) {
+        for (size_t k = 0; k < kept.size(); ++k) {
             job.checkCancel();
-            const auto& entry = all[i];
+            const auto& entry = all[kept[k]];
             for (size_t c = 0; c < entry.chunkSha.size(); ++c) {
                 pack::ObjectHeader h;
                 pack->readChunk(entry.objects[c], &h, true);
@@ -162,7 +169,7 @@ public:
                     throw Error("after GC, the chunk at offset " + std::to_string(entry.objects[c]) + " has another SHA-256");
                 ++verified;
             }
-            job.setStepProgress(uint64_t(i - evicted + 1), uint64_t(all.size() - evicted));
+            job.setStepProgress(uint64_t(k + 1), uint64_t(kept.size()));
         }
 
         ResultTable t;
