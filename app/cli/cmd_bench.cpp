@@ -12,10 +12,11 @@
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 #include "core/util/Units.h"
-#include "ui/bench/SamplePlot.h"
-#include "ui/charts/ChartExport.h"
 
-#include <QApplication>
+#include <QCoreApplication>
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QDateTime>
 #include <QFile>
 #include <QTextStream>
@@ -203,6 +204,37 @@ bool writeSamplesCsv(const std::vector<cs::Sample>& samples, const QString& path
     return true;
 }
 
+// Charts are drawn by the GUI binary next to this one (offscreen), so this
+// tool stays a Qt Core program: no widget libraries to load at every start.
+bool renderPlot(const std::vector<cs::Sample>& samples, const QString& plotPath, QString* error)
+{
+    QTemporaryDir tmp;
+    const QString csv = tmp.filePath(QStringLiteral("samples.csv"));
+    if (!tmp.isValid() || !writeSamplesCsv(samples, csv, error)) {
+        if (error->isEmpty())
+            *error = QStringLiteral("cannot create a temporary folder for the chart data");
+        return false;
+    }
+    const QString gui = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("cachescope"));
+    QProcess proc;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    proc.setProcessEnvironment(env);
+    proc.start(gui, {QStringLiteral("--render-samples"), csv, QStringLiteral("--output"), QDir::current().absoluteFilePath(plotPath)});
+    if (!proc.waitForStarted(30000)) {
+        *error = QStringLiteral("%1: cannot start it to draw the chart: %2").arg(gui, proc.errorString());
+        return false;
+    }
+    proc.waitForFinished(120000);
+    if (proc.exitStatus() != QProcess::NormalExit || proc.exitCode() != 0) {
+        *error = QString::fromLocal8Bit(proc.readAllStandardError()).trimmed();
+        if (error->isEmpty())
+            *error = QStringLiteral("%1: drawing the chart failed").arg(plotPath);
+        return false;
+    }
+    return true;
+}
+
 int runBench(const QString& scenario, const QStringList& args)
 {
     QCommandLineParser p;
@@ -232,10 +264,6 @@ int runBench(const QString& scenario, const QStringList& args)
         return Usage;
     }
     const QString plotPath = p.value(QStringLiteral("plot"));
-    if (!plotPath.isEmpty() && !qobject_cast<QApplication*>(QCoreApplication::instance())) {
-        printError(QStringLiteral("--plot needs the widget application (internal error)"));
-        return Failure;
-    }
     if (!cs::makeScenario(scenario.toStdString())) {
         printError(QStringLiteral("unknown scenario '%1' (see 'bench list')").arg(scenario));
         return Usage;
@@ -271,15 +299,9 @@ int runBench(const QString& scenario, const QStringList& args)
         printError(error);
         return Failure;
     }
-    if (!plotPath.isEmpty()) {
-        ui::SamplePlot plot;
-        plot.resize(1000, 700);
-        plot.addRun(run.samples, 0, {});
-        plot.refresh();
-        if (!ui::exportPlot(&plot, plotPath, &error, QSize(1000, 700))) {
-            printError(error);
-            return Failure;
-        }
+    if (!plotPath.isEmpty() && !renderPlot(run.samples, plotPath, &error)) {
+        printError(error);
+        return Failure;
     }
     if (quiet) {
         printOut(q(cs::runToJson(run, false).dump(2)) + QLatin1Char('\n'));

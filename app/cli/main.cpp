@@ -1,6 +1,5 @@
 #include "Command.h"
 
-#include <QApplication>
 #include <QCoreApplication>
 #include <QTextStream>
 
@@ -74,22 +73,10 @@ static void printUsage()
     cli::printOut(text);
 }
 
-// Headless unless a command draws a chart (--plot renders a QCustomPlot,
-// a widget): then a QApplication on the offscreen platform.
-static std::unique_ptr<QCoreApplication> createApplication(int& argc, char** argv)
-{
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--plot") == 0 || std::strncmp(argv[i], "--plot=", 7) == 0) {
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-            return std::make_unique<QApplication>(argc, argv);
-        }
-    }
-    return std::make_unique<QCoreApplication>(argc, argv);
-}
-
 int main(int argc, char** argv)
 {
-    const auto app = createApplication(argc, argv);
+    // Headless: Qt Core only (bench --plot draws through the GUI binary).
+    QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("cachescope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(CACHESCOPE_VERSION));
     const QStringList args = QCoreApplication::arguments();

@@ -1,11 +1,20 @@
 #include "ui/bench/BootProfiler.h"
+#include "ui/bench/SamplesChart.h"
 #include "ui/shell/MainWindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstring>
 
 int main(int argc, char** argv)
 {
+    // Drawing a chart for cachescope-cli needs no screen.
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--render-samples") == 0)
+            qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("cachescope"));
     QApplication::setOrganizationName(QStringLiteral("cachescope"));
@@ -22,15 +31,33 @@ int main(int argc, char** argv)
     const QCommandLineOption profileIdle(QStringLiteral("profile-idle"),
         QStringLiteral("Seconds to idle before the profile's RSS is read (default 10)."), QStringLiteral("SECONDS"),
         QStringLiteral("10"));
+    const QCommandLineOption renderSamples(QStringLiteral("render-samples"),
+        QStringLiteral("Draw benchmark samples (CSV t,series,value) to the --output file, then quit."), QStringLiteral("CSV"));
+    const QCommandLineOption output(QStringLiteral("output"), QStringLiteral("Chart file (.png, .pdf, .svg)."), QStringLiteral("FILE"));
+    parser.addOption(renderSamples);
+    parser.addOption(output);
     parser.addOption(profileBoot);
     parser.addOption(profileIdle);
     parser.process(app);
+
+    if (parser.isSet(renderSamples)) {
+        QString error;
+        if (!ui::renderSamplesChart(parser.value(renderSamples), parser.value(output), &error)) {
+            std::fprintf(stderr, "%s\n", error.toLocal8Bit().constData());
+            return 1;
+        }
+        return 0;
+    }
 
     ui::MainWindow window;
     if (parser.isSet(profileBoot))
         new ui::BootProfiler(&window, parser.value(profileBoot), parser.value(profileIdle).toDouble(), &app);
     window.show();
-    for (const QString& path : parser.positionalArguments())
-        window.openPath(path);
+    // Open documents after the first paint, so the window appears at once.
+    const QStringList paths = parser.positionalArguments();
+    QTimer::singleShot(0, &window, [&window, paths] {
+        for (const QString& path : paths)
+            window.openPath(path);
+    });
     return app.exec();
 }

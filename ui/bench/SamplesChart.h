@@ -1,0 +1,17 @@
+// Renders benchmark samples read from a CSV file ("t,series,value", as
+// `cachescope-cli bench --csv` writes it) to PNG, PDF or SVG. The GUI binary
+// does this for `cachescope-cli bench --plot`, so the command-line tool stays
+// a Qt Core program that loads no widget libraries at start.
+#pragma once
+#include <QString>
+
+#include <vector>
+
+namespace cs { struct Sample; }
+
+namespace ui {
+
+bool readSamplesCsv(const QString& path, std::vector<cs::Sample>& out, QString* error);
+bool renderSamplesChart(const QString& csvPath, const QString& outPath, QString* error);
+
+} // namespace ui
