@@ -53,11 +53,9 @@ int main(int argc, char** argv)
     if (parser.isSet(profileBoot))
         new ui::BootProfiler(&window, parser.value(profileBoot), parser.value(profileIdle).toDouble(), &app);
     window.show();
-    // Open documents after the first paint, so the window appears at once.
-    const QStringList paths = parser.positionalArguments();
-    QTimer::singleShot(0, &window, [&window, paths] {
-        for (const QString& path : paths)
-            window.openPath(path);
-    });
+    // Open documents after the first paint, one per event-loop turn, so the
+    // window appears at once and stays responsive while they open.
+    for (const QString& path : parser.positionalArguments())
+        QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });
     return app.exec();
 }
