@@ -175,17 +175,23 @@ uint32_t Pack::readChunkInto(uint64_t offset, void* out, size_t capacity, Object
     if (h.rawSize > capacity)
         throw Error(dir_ + ": chunk at offset " + std::to_string(offset) + " holds " + std::to_string(h.rawSize)
                     + " bytes, more than expected");
-    std::string frame(h.frameSize, '\0');
+    // One grow-only buffer per thread: a fresh allocation per chunk is an
+    // mmap, zero-fill and munmap of up to a few MiB (the store sets a low
+    // mmap threshold to bound RSS), which cost more than the decoding.
+    thread_local std::vector<char> frameBuffer;
+    if (frameBuffer.size() < h.frameSize)
+        frameBuffer.resize(h.frameSize);
+    const char* frame = frameBuffer.data();
     withLocated(offset, [&](const Generation&, const Where& w) {
-        w.file->readAt(frame.data(), frame.size(), w.position + h.headerBytes);
+        w.file->readAt(frameBuffer.data(), h.frameSize, w.position + h.headerBytes);
         return 0;
     });
-    const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    const unsigned long long declared = ZSTD_getFrameContentSize(frame, h.frameSize);
     if (declared != h.rawSize)
         throw Error(dir_ + ": chunk at offset " + std::to_string(offset)
                     + ": its zstd frame does not declare the header's raw size");
     thread_local ZSTD_DCtx* dctx = ZSTD_createDCtx();
-    const size_t n = ZSTD_decompressDCtx(dctx, out, h.rawSize, frame.data(), frame.size());
+    const size_t n = ZSTD_decompressDCtx(dctx, out, h.rawSize, frame, h.frameSize);
     if (ZSTD_isError(n) || n != h.rawSize)
         throw Error(dir_ + ": chunk at offset " + std::to_string(offset) + " does not decode: "
                     + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
