@@ -173,19 +173,19 @@ std::vector<ActionsProblem> ActionsCache::verify(Job& job) const
 
 std::vector<ActionsMergeResult> ActionsCache::merge(const std::vector<std::string>& entryIds, Job& job)
 {
-    std::vector<ActionsEntry> todo;
+    std::vector<ActionsEntry> selected;
     for (auto& e : entries()) {
         const bool wanted = entryIds.empty() || std::find(entryIds.begin(), entryIds.end(), e.id) != entryIds.end();
         if (wanted)
-            todo.push_back(e);
+            selected.push_back(e);
     }
     uint64_t total = 0, done = 0;
-    for (const auto& e : todo)
+    for (const auto& e : selected)
         if (!e.merged())
             total += e.size;
     std::vector<ActionsMergeResult> results;
     std::vector<char> buf(1 << 20);
-    for (const auto& e : todo) {
+    for (const auto& e : selected) {
         if (e.merged()) {
             results.push_back({e.key, e.size, false});
             continue;
