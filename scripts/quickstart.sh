@@ -13,7 +13,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 packages=(cmake ninja-build g++ pkg-config ccache
           qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
-          libzstd-dev zstd libsqlite3-dev libssl-dev xvfb xauth)
+          libzstd-dev zstd libsqlite3-dev libssl-dev xvfb xauth fonts-dejavu-core)
 
 install_packages() {
     local missing=()
