@@ -53,6 +53,21 @@ bool parseThreads(const QCommandLineParser& p, int& threads)
     return true;
 }
 
+// Runs an operation that writes out; prints its one-sentence error (or that
+// out was not written on cancel) and returns false when it did not complete.
+template <typename Fn> bool runReported(const QString& out, Fn&& fn)
+{
+    try {
+        fn();
+        return true;
+    } catch (const cs::Cancelled&) {
+        printError(QStringLiteral("cancelled; %1 was not written").arg(out));
+    } catch (const std::exception& e) {
+        printError(QString::fromUtf8(e.what()));
+    }
+    return false;
+}
+
 QString seconds(double s) { return QString::number(s, 'f', 3); }
 QString mbps(uint64_t bytes, double s) { return s > 0 ? QString::number(double(bytes) / 1e6 / s, 'f', 1) : QStringLiteral("-"); }
 
@@ -102,15 +117,8 @@ int runCreate(const QStringList& args)
     cs::Job job("snapshot create");
     SignalCancel sc(job);
     cs::SnapshotWriteResult r;
-    try {
-        r = cs::writeSnapshot(pos[0].toStdString(), pos[1].toStdString(), o, job);
-    } catch (const cs::Cancelled&) {
-        printError(QStringLiteral("cancelled; %1 was not written").arg(pos[1]));
+    if (!runReported(pos[1], [&] { r = cs::writeSnapshot(pos[0].toStdString(), pos[1].toStdString(), o, job); }))
         return Failure;
-    } catch (const std::exception& e) {
-        printError(QString::fromUtf8(e.what()));
-        return Failure;
-    }
     if (p.isSet(QStringLiteral("json"))) {
         QJsonObject j;
         j[QStringLiteral("source")] = pos[0];
@@ -164,15 +172,8 @@ int runRestore(const QStringList& args)
     cs::Job job("snapshot restore");
     SignalCancel sc(job);
     cs::SnapshotRestoreResult r;
-    try {
-        r = cs::restoreSnapshot(pos[0].toStdString(), pos[1].toStdString(), o, job);
-    } catch (const cs::Cancelled&) {
-        printError(QStringLiteral("cancelled; %1 was not written").arg(pos[1]));
+    if (!runReported(pos[1], [&] { r = cs::restoreSnapshot(pos[0].toStdString(), pos[1].toStdString(), o, job); }))
         return Failure;
-    } catch (const std::exception& e) {
-        printError(QString::fromUtf8(e.what()));
-        return Failure;
-    }
     if (p.isSet(QStringLiteral("json"))) {
         QJsonObject j;
         j[QStringLiteral("snapshot")] = pos[0];

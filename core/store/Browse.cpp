@@ -45,16 +45,6 @@ const char* columnOf(SortColumn c)
     return "id";
 }
 
-std::optional<std::string> successor(std::string prefix)
-{
-    while (!prefix.empty() && uint8_t(prefix.back()) == 0xFF)
-        prefix.pop_back();
-    if (prefix.empty())
-        return std::nullopt;
-    prefix.back() = char(uint8_t(prefix.back()) + 1);
-    return prefix;
-}
-
 struct Where {
     std::string sql;
     std::vector<std::string> texts;   // bound in order as ?1, ?2, ...
@@ -71,7 +61,7 @@ Where whereOf(const EntryFilter& f)
         add("instr(key, ?", f.keyContains), w.sql += ") > 0";
     if (!f.keyPrefix.empty()) {
         add("key >= ?", f.keyPrefix);
-        if (auto up = successor(f.keyPrefix))
+        if (auto up = prefixSuccessor(f.keyPrefix))
             add("key < ?", *up);
     }
     if (f.state)

@@ -238,10 +238,6 @@ std::optional<EntryRow> Store::findEntry(const std::string& key, const std::stri
     return rowFrom(q);
 }
 
-namespace {
-
-// The smallest string greater than every string starting with prefix, or
-// nothing when there is none (prefix of 0xFF bytes).
 std::optional<std::string> prefixSuccessor(std::string prefix)
 {
     while (!prefix.empty() && uint8_t(prefix.back()) == 0xFF)
@@ -251,8 +247,6 @@ std::optional<std::string> prefixSuccessor(std::string prefix)
     prefix.back() = char(uint8_t(prefix.back()) + 1);
     return prefix;
 }
-
-} // namespace
 
 std::optional<std::pair<EntryRow, std::string>> Store::lookup(const RestoreRequest& r) const
 {

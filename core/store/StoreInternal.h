@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 
 namespace cs::store {
 
@@ -65,5 +67,10 @@ uint64_t writeTree(pack::Pack& pack, const std::vector<pack::ChildRef>& chunks, 
 
 std::string hexOf(const Digest& d);
 bool isRegularOrMissing(const std::string& path);
+
+// The smallest string greater than every string starting with prefix, or
+// nothing when there is none (a prefix of 0xFF bytes): the upper bound of an
+// indexed key-prefix range.
+std::optional<std::string> prefixSuccessor(std::string prefix);
 
 } // namespace cs::store
