@@ -4,6 +4,7 @@
 #include "core/gc/GcCatalog.h"
 #include "core/gc/GenerationReader.h"
 #include "core/gc/MappingBuilder.h"
+#include "core/gc/PrefixWriter.h"
 #include "core/gc/ReachabilityWalk.h"
 #include "core/gc/StepMeter.h"
 #include "core/pack/Pack.h"
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <csignal>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -197,36 +199,74 @@ private:
         auto& st = result_.stats;
         job_.beginStep(1, "walking from " + std::to_string(roots_.size()) + " roots");
         StepMeter meter("traverse");
-        std::unique_ptr<MappingBuilder> builder;
-        if (!opt_.dryRun) {
-            mappingPath_ = newPath(pack::mappingFileName);
-            newFiles_.push_back(mappingPath_);
-            builder = std::make_unique<MappingBuilder>(mappingPath_);
-        }
+        if (!opt_.dryRun)
+            startPrefix();
         const bool keepRanges = opt_.dryRun; // a real run reads them back from the mapping
+        const uint8_t* bytes = nullptr;
         const auto walk = ReachabilityWalk::run(
-            roots_, split_, [&](uint64_t offset, std::vector<uint64_t>& children) { return reader_->readObject(offset, children); },
+            roots_, split_,
+            [&](uint64_t offset, std::vector<uint64_t>& children) {
+                const uint64_t size = reader_->readObject(offset, children, prefix_ ? &bytes : nullptr);
+                if (prefix_)
+                    prefix_->add(offset, size, bytes);
+                return size;
+            },
             [&](const PackRange& r) {
-                if (builder)
-                    builder->add(r.offset, r.length);
                 if (keepRanges)
                     result_.liveRanges.push_back(r);
             },
             [&](double f) {
                 job_.checkCancel();
-                job_.setStepProgress(f);
+                if (prefix_)
+                    job_.setStepProgress(f, "walked " + std::to_string(int(f * 100)) + "% of the pack, copied "
+                                                + mib(prefix_->bytesWritten()) + " of live objects");
+                else
+                    job_.setStepProgress(f);
             });
         std::reverse(result_.liveRanges.begin(), result_.liveRanges.end());
         st.objectsVisited = walk.objectsVisited;
         st.liveBytes = walk.liveBytes;
         st.ranges = walk.ranges;
         st.largestFrontier = walk.largestFrontier;
+        if (prefix_) {
+            const uint64_t written = prefix_->finish();
+            if (written != walk.liveBytes || prefix_->ranges() != walk.ranges)
+                fail(prefixOut_->path(), "copied " + std::to_string(written) + " bytes in "
+                                             + std::to_string(prefix_->ranges()) + " ranges, the walk found "
+                                             + std::to_string(walk.liveBytes) + " in " + std::to_string(walk.ranges));
+            prefix_.reset();
+        }
         presentBytes_ = totalBytes(reader_->presentRanges(split_));
         st.reclaimedBytes = presentBytes_ - st.liveBytes;
-        builder_ = std::move(builder);
         st.steps.push_back(meter.finish());
         job_.checkCancel();
         hook("traverse");
+    }
+
+    // The new prefix is written during the walk (see PrefixWriter.h); the
+    // mapping records come out of it in walk order.
+    void startPrefix()
+    {
+        mappingPath_ = newPath(pack::mappingFileName);
+        newFiles_.push_back(mappingPath_);
+        builder_ = std::make_unique<MappingBuilder>(mappingPath_);
+        const std::string prefixPath = newPath(pack::prefixFileName);
+        newFiles_.push_back(prefixPath);
+        prefixOut_.emplace(File::create(prefixPath));
+        prefix_ = std::make_unique<PrefixWriter>(
+            *prefixOut_, *builder_, opt_.copyBufferBytes,
+            [this](uint64_t offset, uint8_t* dst, uint64_t n) { reader_->readSpan(offset, dst, n); },
+            [this](uint64_t) {
+                job_.checkCancel();
+                hook("copy");
+            });
+    }
+
+    static std::string mib(uint64_t bytes)
+    {
+        char s[32];
+        std::snprintf(s, sizeof s, "%.1f MiB", double(bytes) / 1048576.0);
+        return s;
     }
 
     void finishDryRun()
@@ -264,166 +304,21 @@ private:
         hook("write mapping");
     }
 
+    // The live objects were copied during the walk; what is left is making
+    // them durable (most of the writeback started block by block).
     void copyPrefix()
     {
         auto& st = result_.stats;
-        job_.beginStep(3, "copying live ranges");
+        job_.beginStep(3, "syncing " + mib(st.liveBytes) + " of live ranges to disk");
         StepMeter meter("copy prefix");
-        const std::string prefixPath = newPath(pack::prefixFileName);
-        newFiles_.push_back(prefixPath);
-        File out = File::create(prefixPath);
-        const uint64_t copied = opt_.kernelCopy ? copyWithKernel(out) : UINT64_MAX;
-        if (copied == UINT64_MAX)
-            copyThroughBuffer(out);
-        out.sync();
-        out.close();
+        prefixOut_->sync();
+        prefixOut_->close();
+        prefixOut_.reset();
         st.bytesCopied += st.liveBytes;
         st.steps.push_back(meter.finish());
+        job_.setStepProgress(1.0);
         job_.checkCancel();
         hook("copy prefix");
-    }
-
-    // Copies the live ranges with copy_file_range (no user-space buffer; the
-    // kernel may even share blocks). Returns UINT64_MAX, having written
-    // nothing, when the file system does not support it between these files.
-    uint64_t copyWithKernel(File& out)
-    {
-        auto& st = result_.stats;
-        const uint64_t step = std::max<uint64_t>(opt_.copyBufferBytes, 4096);
-        uint64_t written = 0, sinceCheck = 0;
-        for (uint64_t i = 0; i < records_; ++i) {
-            const auto r = mapping_.at(i);
-            if (r.prefixOffset != written)
-                fail(mappingPath_, "mapping record " + std::to_string(i) + " does not follow the previous one");
-            uint64_t offset = r.offset, remaining = r.length;
-            while (remaining > 0) {
-                const auto w = reader_->locate(offset);
-                const uint64_t n = std::min(remaining, w.available);
-                if (n == 0)
-                    failAt(w.file->path(), w.position, "pack offset " + std::to_string(offset) + " is past the end of the pack");
-                off_t in = off_t(w.position), outPos = off_t(written);
-                uint64_t left = n;
-                while (left > 0) {
-                    const ssize_t k = ::copy_file_range(w.file->fd(), &in, out.fd(), &outPos, size_t(std::min<uint64_t>(left, step)), 0);
-                    if (k < 0 && errno == EINTR)
-                        continue;
-                    if (k < 0 && written == 0 && left == n
-                        && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF))
-                        return UINT64_MAX;
-                    if (k < 0)
-                        failErrno(out.path(), "cannot copy live bytes");
-                    if (k == 0)
-                        failAt(w.file->path(), uint64_t(in), "file ends early while copying live bytes");
-                    left -= uint64_t(k);
-                    written += uint64_t(k);
-                    sinceCheck += uint64_t(k);
-                    if (sinceCheck >= step) {
-                        sinceCheck = 0;
-                        job_.checkCancel();
-                        job_.setStepProgress(written, st.liveBytes);
-                        hook("copy");
-                    }
-                }
-                offset += n;
-                remaining -= n;
-            }
-        }
-        if (written != st.liveBytes)
-            fail(out.path(), "copied " + std::to_string(written) + " bytes, the walk found " + std::to_string(st.liveBytes));
-        if (sinceCheck > 0) {
-            job_.checkCancel();
-            job_.setStepProgress(1.0);
-            hook("copy");
-        }
-        return written;
-    }
-
-    void copyThroughBuffer(File& out)
-    {
-        auto& st = result_.stats;
-        const std::string& prefixPath = out.path();
-        std::vector<uint8_t> buf(std::max<size_t>(opt_.copyBufferBytes, 4096));
-        uint64_t written = 0;
-        size_t fill = 0;
-        auto flush = [&] {
-            out.writeAll(buf.data(), fill);
-            written += fill;
-            fill = 0;
-            job_.checkCancel();
-            job_.setStepProgress(written, st.liveBytes);
-            hook("copy");
-        };
-        for (uint64_t i = 0; i < records_; ++i) {
-            const auto r = mapping_.at(i);
-            if (r.prefixOffset != written + fill)
-                fail(mappingPath_, "mapping record " + std::to_string(i) + " does not follow the previous one");
-            uint64_t offset = r.offset, remaining = r.length;
-            while (remaining > 0) {
-                const uint64_t n = std::min<uint64_t>(remaining, buf.size() - fill);
-                readThroughWindow(offset, buf.data() + fill, n, i);
-                fill += n;
-                offset += n;
-                remaining -= n;
-                if (fill == buf.size())
-                    flush();
-            }
-        }
-        if (fill > 0)
-            flush();
-        if (written != st.liveBytes)
-            fail(prefixPath, "copied " + std::to_string(written) + " bytes, the walk found " + std::to_string(st.liveBytes));
-    }
-
-    static constexpr uint64_t kCoalesceGap = 64u << 10;
-    static constexpr uint64_t kWindowBytes = 4u << 20;
-
-    // Reads [offset, offset + n) of the old generation, through a forward
-    // read-ahead window over its files (positions increase with offsets
-    // within a file, so the window also covers the next live ranges).
-    void readThroughWindow(uint64_t offset, uint8_t* dst, uint64_t n, uint64_t record)
-    {
-        // Where the run of nearby live ranges from this record on ends: one
-        // window covers them (dead gaps of up to 64 KiB are read and
-        // dropped), instead of one read per small range.
-        auto runEndFrom = [&](uint64_t from) {
-            uint64_t end = offset + n;
-            for (uint64_t j = record + 1; j < records_; ++j) {
-                const auto nx = mapping_.at(j);
-                if (nx.offset - end > kCoalesceGap || nx.offset + nx.length - from > kWindowBytes)
-                    break;
-                end = nx.offset + nx.length;
-            }
-            return end;
-        };
-        while (n > 0) {
-            const auto w = reader_->locate(offset);
-            const uint64_t k = std::min(n, w.available);
-            if (k == 0)
-                failAt(w.file->path(), w.position, "pack offset " + std::to_string(offset) + " is past the end of the pack");
-            if (!(srcFile_ == w.file && w.position >= srcStart_ && w.position + k <= srcStart_ + src_.size())) {
-                if (k >= kWindowBytes / 4) {
-                    w.file->readAt(dst, k, w.position);
-                    dst += k;
-                    offset += k;
-                    n -= k;
-                    continue;
-                }
-                const uint64_t fileSize = w.file == &old_->suffix ? old_->suffix.size() : old_->control.prefixBytes;
-                const uint64_t runEnd = runEndFrom(offset);
-                const uint64_t want = std::max(k, std::min(runEnd > offset ? runEnd - offset : k, kWindowBytes));
-                const uint64_t len = std::max(k, std::min(want, fileSize > w.position ? fileSize - w.position : 0));
-                src_.resize(len);
-                src_.resize(w.file->readSomeAt(src_.data(), len, w.position));
-                srcFile_ = w.file;
-                srcStart_ = w.position;
-                if (src_.size() < k)
-                    failAt(w.file->path(), w.position + src_.size(), "file ends early while copying live bytes");
-            }
-            std::memcpy(dst, src_.data() + (w.position - srcStart_), k);
-            dst += k;
-            offset += k;
-            n -= k;
-        }
     }
 
     // Copies old suffix bytes [from, to) into out (at from - base).
@@ -546,9 +441,8 @@ private:
     uint64_t presentBytes_ = 0;
     std::vector<std::string> newFiles_;
     bool swapped_ = false;
-    const File* srcFile_ = nullptr; // read-ahead window of the buffered copy
-    uint64_t srcStart_ = 0;
-    std::vector<uint8_t> src_;
+    std::optional<File> prefixOut_;
+    std::unique_ptr<PrefixWriter> prefix_;
     bool catalogFinished_ = false;
 };
 

@@ -8,11 +8,14 @@
 //  2. traverse  ReachabilityWalk: pop the largest offset from a priority queue,
 //               read its header, push its children. Children are always at
 //               smaller offsets, so a popped offset is never seen again and only
-//               the frontier is held. Live ranges come out in decreasing order,
-//               collapsed on the fly, straight into (N+1).mapping (backwards,
-//               see MappingBuilder.h).
+//               the frontier is held. Each live object is copied from the
+//               read window into (N+1).prefix as it is visited, through a
+//               block filled backwards (PrefixWriter.h), so the old pack is
+//               read once; live ranges come out in decreasing order,
+//               collapsed on the fly, and their records go straight into
+//               (N+1).mapping (backwards, see MappingBuilder.h).
 //  3. write mapping  the record stream is reversed in place into increasing order.
-//  4. copy prefix    live ranges -> (N+1).prefix, in mapping order.
+//  4. copy prefix    fsync of (N+1).prefix (its writeback started block by block).
 //  5. swap      copy the suffix tail [split, end) to (N+1).suffix (most of it
 //               before, the rest while appends are blocked); with a catalog,
 //               in one transaction delete the chunk rows of collected chunks
@@ -110,14 +113,13 @@ struct GcOptions {
     // The store's catalog.db; empty for a bare pack.
     std::string catalogPath;
     bool collectRanges = false;          // fill GcResult::liveRanges/deadRanges (dry run or not)
-    size_t copyBufferBytes = 4u << 20;   // copy granularity: progress, cancel and the "copy" hook
-    // Copy the prefix with one copy_file_range per live range (falls back to
-    // the buffer when the file system refuses). Default off: the buffered
-    // copy reads nearby live ranges through one 4 MiB window and measured
-    // 2-3x faster on packs of small objects.
-    bool kernelCopy = false;
+    // The block the walk copies live objects through (PrefixWriter.h): the
+    // granularity of the prefix's writes, of cancel checks and of the
+    // "copy" hook; live ranges longer than it are copied on their own.
+    size_t copyBufferBytes = 1u << 20;
     // Test hook called at named points: "open", "traverse", "write mapping",
-    // "copy prefix" (after each step), "copy" (after each buffer written),
+    // "copy prefix" (after each step), "copy" (after each block of the new
+    // prefix is written, during the walk),
     // "suffix", "catalog" (with a catalog), "before control", "after control",
     // "cleanup". The env var
     // CACHESCOPE_GC_KILL_AT=point[:n] raises SIGKILL at the n-th (default 1st)

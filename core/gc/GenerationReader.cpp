@@ -55,7 +55,7 @@ const uint8_t* GenerationReader::window(const Where& w, uint64_t need)
     return win_.data() + (w.position - winStart_);
 }
 
-uint64_t GenerationReader::readObject(uint64_t offset, std::vector<uint64_t>& children)
+uint64_t GenerationReader::readObject(uint64_t offset, std::vector<uint64_t>& children, const uint8_t** bytes)
 {
     const Where w = locate(offset);
     const uint8_t* start = window(w, pack::kHeaderFrameOverhead);
@@ -67,6 +67,12 @@ uint64_t GenerationReader::readObject(uint64_t offset, std::vector<uint64_t>& ch
                                                + std::to_string(h.totalBytes) + " bytes, more than remain");
     for (const auto& c : h.children)
         children.push_back(c.offset);
+    if (bytes) {
+        const bool inWindow = winFile_ == w.file && w.position >= winStart_
+                              && w.position + h.totalBytes <= winStart_ + win_.size()
+                              && payload == win_.data() + (w.position - winStart_) + pack::kHeaderFrameOverhead;
+        *bytes = inWindow ? win_.data() + (w.position - winStart_) : nullptr;
+    }
     return h.totalBytes;
 }
 

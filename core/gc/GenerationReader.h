@@ -5,7 +5,7 @@
 // readHeader() serves the walk, which reads in decreasing offset order: it
 // keeps a read-behind window (1 MiB ending a little past the requested
 // position), so the headers of neighbouring objects cost no system call.
-// readSpan() serves the copy: a span may cross old live ranges (a new range
+// readSpan() serves the copy of what is not in the window: a span may cross old live ranges (a new range
 // straddling the old split, or two old records that became adjacent), so it
 // is read piece by piece.
 #pragma once
@@ -22,8 +22,10 @@ public:
     explicit GenerationReader(std::shared_ptr<const pack::Generation> g);
 
     const pack::Generation& generation() const { return *g_; }
-    // Total object size; fills children with child offsets.
-    uint64_t readObject(uint64_t offset, std::vector<uint64_t>& children);
+    // Total object size; fills children with child offsets. When bytes is
+    // given, *bytes points at the whole object when it is in the read window
+    // (valid until the next read), else is nullptr.
+    uint64_t readObject(uint64_t offset, std::vector<uint64_t>& children, const uint8_t** bytes = nullptr);
     void readSpan(uint64_t offset, void* buf, uint64_t size) const;
 
     // The ranges below split present in this generation (old mapping records

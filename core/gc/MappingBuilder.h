@@ -1,19 +1,13 @@
-// Builds N.mapping from live ranges that arrive in DECREASING offset order,
-// without a sort and without a temporary file.
-//
-// The prefix lays the live ranges out in increasing offset order, so a
-// range's prefix offset is (total live bytes) - (live bytes at or above
-// it). The total is known only when the walk ends, but "live bytes at or
-// above" is known at once. So:
-//   - add(): append the record (offset, liveBytesAtOrAbove, length) to the
-//     file as it comes (decreasing order), through a small buffer;
-//   - finish(): now that the count n and the total T are known, reverse the
-//     file in place, swapping blocks from both ends (record i <-> n-1-i),
-//     and turn each middle field into T - liveBytesAtOrAbove.
-// Both passes are sequential and use O(block) memory, whatever n is.
-// Ranges are already collapsed by the walk (never adjacent), and prefix
-// offsets are contiguous, so the result is sorted, non-overlapping and
-// fully collapsed, as MappingFile.h requires.
+// Builds N.mapping from records that arrive in DECREASING offset order
+// (the walk's order), without a sort and without a temporary file:
+//   - add(): append the record to the file as it comes, through a small
+//     buffer;
+//   - finish(): reverse the file in place, swapping blocks from both ends
+//     (record i <-> n-1-i).
+// Both passes are sequential and use O(block) memory, whatever n is. The
+// walk collapses ranges (never adjacent), so the result is sorted,
+// non-overlapping and fully collapsed, as MappingFile.h requires. Prefix
+// offsets are whatever the PrefixWriter chose (see PrefixWriter.h).
 #pragma once
 #include "core/util/File.h"
 
@@ -25,8 +19,9 @@ namespace cs::gc {
 class MappingBuilder {
 public:
     explicit MappingBuilder(const std::string& path);
-    void add(uint64_t offset, uint64_t length); // decreasing offsets
+    void add(uint64_t offset, uint64_t prefixOffset, uint64_t length); // decreasing offsets
     // Reverses into increasing order, fsyncs, closes. Returns the record count.
+    // liveBytes() is the sum of the records' lengths.
     uint64_t finish();
     uint64_t liveBytes() const { return liveBytes_; }
 

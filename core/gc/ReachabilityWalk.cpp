@@ -1,8 +1,7 @@
 #include "core/gc/ReachabilityWalk.h"
 
+#include "core/gc/MonotoneQueue.h"
 #include "core/util/Error.h"
-
-#include <queue>
 
 namespace cs::gc {
 
@@ -11,7 +10,7 @@ ReachabilityWalk::Result ReachabilityWalk::run(const std::vector<uint64_t>& root
                                                const Progress& progress)
 {
     Result r;
-    std::priority_queue<uint64_t> frontier;
+    MonotoneQueue frontier; // a max-heap that relies on pops never increasing
     for (uint64_t root : roots)
         if (root < split)
             frontier.push(root);

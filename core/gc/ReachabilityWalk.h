@@ -2,7 +2,7 @@
 // so tests run it on synthetic DAGs and the GC on the pack.
 //
 // Invariant: every child is at a smaller offset than its parent. Popping the
-// largest offset from a max-heap therefore visits offsets in strictly
+// largest offset from a max-heap (a radix heap, MonotoneQueue.h) therefore visits offsets in strictly
 // decreasing order, a popped offset is never pushed again, and only the
 // frontier (offsets pushed but not popped) is held in memory. Equal offsets
 // pushed by several parents sit together at the top and are skipped by

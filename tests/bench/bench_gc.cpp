@@ -6,7 +6,10 @@
 // time against `cp` of the live bytes (the new prefix) in the same run.
 //
 //   bench_gc [OBJECTS ...] [--dir DIR]      (default 100000 1000000, DIR under /tmp)
-//   BENCH_GC_KERNEL_COPY=0|1 forces the buffered or the copy_file_range prefix copy.
+//   BENCH_GC_BLOCK_KIB=N sets the block the walk copies live objects through.
+//   --keep leaves DIR/gc-N with a copy of the pack before the GC (pack.before)
+//   and the roots, to profile one GC on its own:
+//     cp -r DIR/gc-N/pack.before P && perf record bench_gc --child P DIR/gc-N/roots.bin
 #include "core/gc/Gc.h"
 #include "core/jobs/Job.h"
 #include "core/pack/Pack.h"
@@ -108,8 +111,8 @@ int child(const QString& packDir, const QString& rootsFile)
     std::memcpy(roots.data(), raw.data(), roots.size() * 8);
     gc::GcOptions o;
     o.roots = std::move(roots);
-    if (qEnvironmentVariableIsSet("BENCH_GC_KERNEL_COPY"))
-        o.kernelCopy = qEnvironmentVariableIntValue("BENCH_GC_KERNEL_COPY") != 0;
+    if (qEnvironmentVariableIsSet("BENCH_GC_BLOCK_KIB"))
+        o.copyBufferBytes = size_t(qEnvironmentVariableIntValue("BENCH_GC_BLOCK_KIB")) << 10;
     // Peak RSS of the traversal alone: reset the process's high-water mark
     // (Linux >= 4.0: "5" > /proc/self/clear_refs) when the open step ends,
     // note the resident size then, and read the high-water mark after the walk.
@@ -167,6 +170,8 @@ Timing timeCommand(const QString& program, const QStringList& args)
     return {double(t.nsecsElapsed()) / 1e9, childCpu() - cpu0};
 }
 
+bool keepDirs = false;
+
 void runOne(const QString& base, uint64_t objects)
 {
     const QString dir = base + QStringLiteral("/gc-%1").arg(objects);
@@ -193,6 +198,8 @@ void runOne(const QString& base, uint64_t objects)
         File f = File::create((dir + "/roots.bin").toStdString());
         f.writeAll(kept.data(), kept.size());
     }
+    if (keepDirs)
+        QProcess::execute("cp", {"-r", packDir, dir + "/pack.before"});
     QProcess proc;
     proc.start(QCoreApplication::applicationFilePath(), {"--child", packDir, dir + "/roots.bin"});
     proc.waitForFinished(-1);
@@ -244,7 +251,8 @@ void runOne(const QString& base, uint64_t objects)
     std::printf("GC wall %.3f s (sum of steps) vs cp of the live bytes %.3f s (%.2fx), cp + fsync %.3f s (%.2fx)\n",
                 gcWall, cp.wall, gcWall / cp.wall, cpSync.wall, gcWall / cpSync.wall);
     std::printf("GC CPU %.3f s (user + sys) vs cp CPU %.3f s (%.2fx)\n", gcCpu, cp.cpu, cp.cpu > 0 ? gcCpu / cp.cpu : 0.0);
-    QDir(dir).removeRecursively();
+    if (!keepDirs)
+        QDir(dir).removeRecursively();
 }
 
 } // namespace
@@ -260,6 +268,8 @@ int main(int argc, char** argv)
     for (int i = 1; i < args.size(); ++i) {
         if (args[i] == "--dir" && i + 1 < args.size())
             base = args[++i];
+        else if (args[i] == "--keep")
+            keepDirs = true;
         else
             counts.push_back(args[i].toULongLong());
     }

@@ -27,9 +27,9 @@ private slots:
         QTest::newRow("open") << "open" << 1 << false;
         QTest::newRow("traverse") << "traverse" << 1 << false;
         QTest::newRow("write mapping") << "write mapping" << 1 << false;
-        QTest::newRow("copy 1st buffer") << "copy" << 1 << false;
-        QTest::newRow("copy 3rd buffer") << "copy" << 3 << false;
-        QTest::newRow("copy 7th buffer") << "copy" << 7 << false;
+        QTest::newRow("copy 1st block") << "copy" << 1 << false;
+        QTest::newRow("copy 3rd block") << "copy" << 3 << false;
+        QTest::newRow("copy 7th block") << "copy" << 7 << false;
         QTest::newRow("copy prefix") << "copy prefix" << 1 << false;
         QTest::newRow("suffix") << "suffix" << 1 << false;
         QTest::newRow("before control") << "before control" << 1 << false;
@@ -65,8 +65,7 @@ private slots:
             int seen = 0;
             gc::GcOptions o;
             o.roots = s.roots();
-            o.copyBufferBytes = 16 << 10; // many buffers, so the copy has inner kill points
-            o.kernelCopy = nth == 3;      // one row kills the copy_file_range copy instead of the buffered one
+            o.copyBufferBytes = 16 << 10; // many blocks, so the copy has inner kill points
             o.hook = [&](const char* p) {
                 if (at == p && ++seen == nth)
                     ::raise(SIGKILL);

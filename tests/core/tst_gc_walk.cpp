@@ -3,11 +3,13 @@
 #include "common/TestSupport.h"
 
 #include "core/gc/MappingBuilder.h"
+#include "core/gc/MonotoneQueue.h"
 #include "core/gc/ReachabilityWalk.h"
 #include "core/pack/MappingFile.h"
 #include "core/util/Error.h"
 
 #include <map>
+#include <queue>
 #include <set>
 
 using namespace cs;
@@ -114,6 +116,38 @@ ReachabilityWalk::ReadObject reader(const Dag& d, uint64_t* reads = nullptr)
 class TestGcWalk : public QObject {
     Q_OBJECT
 private slots:
+    void monotoneQueueAgreesWithBinaryHeap()
+    {
+        // Random walks of pushes below the last pop (with duplicates and
+        // values far apart in their high bits): same pops as std::priority_queue.
+        for (uint64_t seed = 1; seed <= 50; ++seed) {
+            std::mt19937_64 rng(seed);
+            MonotoneQueue q;
+            std::priority_queue<uint64_t> ref;
+            uint64_t ceiling = seed % 2 ? UINT64_MAX - 1 : 1u << 20;
+            auto pushSome = [&](int n) {
+                for (int i = 0; i < n; ++i) {
+                    const uint64_t v = rng() % 4 == 0 && !ref.empty() ? ref.top() : rng() % (ceiling + 1);
+                    q.push(v);
+                    ref.push(v);
+                }
+            };
+            pushSome(1 + int(rng() % 20));
+            while (!ref.empty()) {
+                QCOMPARE(q.size(), uint64_t(ref.size()));
+                QCOMPARE(q.top(), ref.top());
+                ceiling = ref.top();
+                q.pop();
+                ref.pop();
+                if (ceiling > 0 && rng() % 3 != 0)
+                    pushSome(int(rng() % 4));
+            }
+            QVERIFY(q.empty());
+            if (ceiling < UINT64_MAX)
+                QVERIFY_THROWS_EXCEPTION(std::logic_error, q.push(ceiling + 1));
+        }
+    }
+
     void walkEqualsBruteForce_data()
     {
         QTest::addColumn<int>("shape");
@@ -202,9 +236,15 @@ private slots:
             ranges.push_back({at, len});
             at += len + 1 + rng() % 50;
         }
+        // Prefix offsets as the PrefixWriter hands them out: in walk order.
+        std::vector<uint64_t> prefixOf(ranges.size());
         MappingBuilder b(path);
-        for (auto it = ranges.rbegin(); it != ranges.rend(); ++it)
-            b.add(it->offset, it->length);
+        uint64_t walked = 0;
+        for (size_t i = ranges.size(); i-- > 0;) {
+            prefixOf[i] = walked;
+            b.add(ranges[i].offset, walked, ranges[i].length);
+            walked += ranges[i].length;
+        }
         QCOMPARE(b.finish(), uint64_t(count));
         const auto m = pack::MappingFile::open(path, uint64_t(count)); // checks sorted, non-overlapping
         QCOMPARE(m.size(), uint64_t(count));
@@ -213,7 +253,7 @@ private slots:
             const auto r = m.at(uint64_t(i));
             QCOMPARE(r.offset, ranges[size_t(i)].offset);
             QCOMPARE(r.length, ranges[size_t(i)].length);
-            QCOMPARE(r.prefixOffset, prefix);
+            QCOMPARE(r.prefixOffset, prefixOf[size_t(i)]);
             if (i > 0)
                 QVERIFY2(m.at(uint64_t(i - 1)).offset + m.at(uint64_t(i - 1)).length < r.offset, "not collapsed");
             prefix += r.length;
@@ -225,8 +265,9 @@ private slots:
     {
         QTemporaryDir dir;
         MappingBuilder b(dir.filePath("1.mapping").toStdString());
-        b.add(100, 10);
-        QVERIFY_THROWS_EXCEPTION(cs::Error, b.add(200, 10));
+        b.add(100, 0, 10);
+        QVERIFY_THROWS_EXCEPTION(cs::Error, b.add(200, 10, 10));
+        QVERIFY_THROWS_EXCEPTION(cs::Error, b.add(95, 10, 10)); // overlaps [100, 110)
     }
 
     void walkIntoMappingEndToEnd()
@@ -239,16 +280,21 @@ private slots:
             const auto expected = bruteForce(d, objects, bytes);
             const std::string path = dir.filePath(QString::number(seed) + ".mapping").toStdString();
             MappingBuilder b(path);
-            ReachabilityWalk::run(d.roots, d.end, reader(d), [&](const PackRange& r) { b.add(r.offset, r.length); });
+            uint64_t walked = 0;
+            ReachabilityWalk::run(d.roots, d.end, reader(d), [&](const PackRange& r) {
+                b.add(r.offset, walked, r.length);
+                walked += r.length;
+            });
             QCOMPARE(b.finish(), uint64_t(expected.size()));
             const auto recs = pack::MappingFile::open(path).all();
-            uint64_t prefix = 0;
-            for (size_t i = 0; i < recs.size(); ++i) {
+            uint64_t above = 0; // live bytes above record i: its prefix offset in walk order
+            for (size_t i = recs.size(); i-- > 0;) {
                 QCOMPARE(recs[i].offset, expected[i].offset);
                 QCOMPARE(recs[i].length, expected[i].length);
-                QCOMPARE(recs[i].prefixOffset, prefix);
-                prefix += recs[i].length;
+                QCOMPARE(recs[i].prefixOffset, above);
+                above += recs[i].length;
             }
+            QCOMPARE(above, bytes);
         }
     }
 };

@@ -231,8 +231,6 @@ cs::gc::FileSizes ReachabilityView::projectedSizes() const
 void ReachabilityView::fillSizes()
 {
     const cs::gc::FileSizes after = projectedSizes();
-    const uint64_t g = packSizes_.generation;
-    const uint64_t ng = g + 1;
     struct Row {
         QString name;
         uint64_t now, after;
