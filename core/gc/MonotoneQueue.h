@@ -69,11 +69,18 @@ private:
         last_ = *std::max_element(b.begin(), b.end());
         for (uint64_t v : b)
             put(v); // always into a lower bucket: v agrees with last_ above bit i - 1
-        b.clear();
+        // Give a big emptied bucket's memory back: the frontier cascades
+        // down through the buckets, and 64 buckets each keeping the largest
+        // size it ever had would hold many times the frontier.
+        if (b.capacity() > kKeptCapacity)
+            std::vector<uint64_t>().swap(b);
+        else
+            b.clear();
         if (i < 64)
             used_ &= ~(uint64_t(1) << i);
     }
 
+    static constexpr size_t kKeptCapacity = 512;
     std::array<std::vector<uint64_t>, 65> buckets_;
     uint64_t used_ = 0; // bit i: bucket i (< 64) is not empty
     uint64_t last_ = UINT64_MAX;

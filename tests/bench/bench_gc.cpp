@@ -1,14 +1,17 @@
 // GC benchmark: packs of 100,000 and 1,000,000 objects (small chunks, a root
 // node per entry, some chunks shared between entries), half the entries
-// dropped, then one GC run in a fresh child process (so its maxrss is the
-// GC's own). Prints the per-step table, the peak RSS growth during the
-// traversal per live object (and the frontier's own bytes), and the GC wall
-// time against `cp` of the live bytes (the new prefix) in the same run.
+// dropped, then GC runs, each in a fresh child process (so its maxrss is the
+// GC's own). Prints the per-step table of the median run, the peak RSS
+// growth during the traversal per live object (and the frontier's own
+// bytes), and the GC wall time against `cp` of the live bytes (the new
+// prefix) in the same runs, and against the walk alone (a dry run).
 //
-//   bench_gc [OBJECTS ...] [--dir DIR]      (default 100000 1000000, DIR under /tmp)
+//   bench_gc [OBJECTS ...] [--dir DIR] [--reps N]
+//     (default 100000 1000000, DIR under /tmp, 5 runs per size, each from a
+//     copy of the same pack after a sync; medians reported)
 //   BENCH_GC_BLOCK_KIB=N sets the block the walk copies live objects through.
-//   --keep leaves DIR/gc-N with a copy of the pack before the GC (pack.before)
-//   and the roots, to profile one GC on its own:
+//   --keep leaves DIR/gc-N with the pack before the GC (pack.before) and the
+//   roots, to profile one GC on its own:
 //     cp -r DIR/gc-N/pack.before P && perf record bench_gc --child P DIR/gc-N/roots.bin
 #include "core/gc/Gc.h"
 #include "core/jobs/Job.h"
@@ -25,6 +28,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <sys/resource.h>
@@ -103,13 +107,14 @@ std::vector<uint64_t> buildPack(pack::Pack& p, uint64_t objects, uint64_t& chunk
     return roots;
 }
 
-int child(const QString& packDir, const QString& rootsFile)
+int child(const QString& packDir, const QString& rootsFile, bool dryRun)
 {
     auto p = pack::Pack::open(packDir.toStdString(), false);
     const std::string raw = readWholeFile(rootsFile.toStdString(), size_t(1) << 30);
     std::vector<uint64_t> roots(raw.size() / 8);
     std::memcpy(roots.data(), raw.data(), roots.size() * 8);
     gc::GcOptions o;
+    o.dryRun = dryRun;
     o.roots = std::move(roots);
     if (qEnvironmentVariableIsSet("BENCH_GC_BLOCK_KIB"))
         o.copyBufferBytes = size_t(qEnvironmentVariableIntValue("BENCH_GC_BLOCK_KIB")) << 10;
@@ -171,6 +176,29 @@ Timing timeCommand(const QString& program, const QStringList& args)
 }
 
 bool keepDirs = false;
+int reps = 5;
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+QJsonObject stepOf(const QJsonObject& run, const QString& name)
+{
+    for (const auto& v : run["steps"].toArray())
+        if (v.toObject()["name"].toString() == name)
+            return v.toObject();
+    return {};
+}
+
+double sumOfSteps(const QJsonObject& run, const char* field)
+{
+    double t = 0;
+    for (const auto& v : run["steps"].toArray())
+        t += v.toObject()[field].toDouble();
+    return t;
+}
 
 void runOne(const QString& base, uint64_t objects)
 {
@@ -198,28 +226,55 @@ void runOne(const QString& base, uint64_t objects)
         File f = File::create((dir + "/roots.bin").toStdString());
         f.writeAll(kept.data(), kept.size());
     }
-    if (keepDirs)
-        QProcess::execute("cp", {"-r", packDir, dir + "/pack.before"});
-    QProcess proc;
-    proc.start(QCoreApplication::applicationFilePath(), {"--child", packDir, dir + "/roots.bin"});
-    proc.waitForFinished(-1);
-    if (proc.exitCode() != 0) {
-        std::fprintf(stderr, "bench_gc: GC child failed: %s\n", proc.readAllStandardError().constData());
-        std::exit(1);
+    // Every run starts from the same pack and from a clean page cache state
+    // (sync: no writeback of earlier runs going on), the GC and cp alike.
+    const QString pristine = dir + "/pack.before";
+    QProcess::execute("cp", {"-r", packDir, pristine});
+    auto runChild = [&](const char* mode) {
+        QDir(packDir).removeRecursively();
+        QProcess::execute("cp", {"-r", pristine, packDir});
+        QProcess::execute("sync", {});
+        QProcess proc;
+        proc.start(QCoreApplication::applicationFilePath(), {mode, packDir, dir + "/roots.bin"});
+        proc.waitForFinished(-1);
+        if (proc.exitCode() != 0) {
+            std::fprintf(stderr, "bench_gc: GC child failed: %s\n", proc.readAllStandardError().constData());
+            std::exit(1);
+        }
+        return QJsonDocument::fromJson(proc.readAllStandardOutput()).object();
+    };
+    std::vector<QJsonObject> runs;
+    std::vector<double> walkOnly, cpWall, cpSyncWall, cpCpu;
+    for (int rep = 0; rep < reps; ++rep) {
+        walkOnly.push_back(stepOf(runChild("--child-dry"), "traverse")["wall_s"].toDouble());
+        runs.push_back(runChild("--child"));
+        const QString prefix = packDir + QStringLiteral("/%1.prefix").arg(runs.back()["generation"].toInteger());
+        QProcess::execute("sync", {});
+        const Timing cp = timeCommand("cp", {prefix, dir + "/cp-copy"});
+        QFile::remove(dir + "/cp-copy");
+        QProcess::execute("sync", {});
+        const Timing cpSync = timeCommand("sh", {"-c", QStringLiteral("cp '%1' '%2/cp-copy' && sync '%2/cp-copy'").arg(prefix, dir)});
+        QFile::remove(dir + "/cp-copy");
+        cpWall.push_back(cp.wall);
+        cpCpu.push_back(cp.cpu);
+        cpSyncWall.push_back(cpSync.wall);
     }
-    const QJsonObject s = QJsonDocument::fromJson(proc.readAllStandardOutput()).object();
-    const QString prefix = packDir + QStringLiteral("/%1.prefix").arg(s["generation"].toInteger());
-    const Timing cp = timeCommand("cp", {prefix, dir + "/cp-copy"});
-    QFile::remove(dir + "/cp-copy");
-    const Timing cpSync = timeCommand("sh", {"-c", QStringLiteral("cp '%1' '%2/cp-copy' && sync '%2/cp-copy'").arg(prefix, dir)});
-    QFile::remove(dir + "/cp-copy");
-
+    // The run with the median GC wall time stands for all in the step table.
+    std::vector<std::pair<double, size_t>> byWall;
+    for (size_t i = 0; i < runs.size(); ++i)
+        byWall.push_back({sumOfSteps(runs[i], "wall_s"), i});
+    std::sort(byWall.begin(), byWall.end());
+    const QJsonObject s = runs[byWall[byWall.size() / 2].second];
     const QJsonArray steps = s["steps"].toArray();
     double gcWall = 0, gcCpu = 0;
+    std::vector<double> gcWalls;
+    for (const auto& [w, i] : byWall)
+        gcWalls.push_back(w);
     qint64 rssOpen = 0, rssTraverse = 0;
-    std::printf("\n== %llu objects (%llu entries, %llu kept; %llu chunks incl. %d shared), pack built in %.2f s ==\n",
+    std::printf("\n== %llu objects (%llu entries, %llu kept; %llu chunks incl. %d shared), pack built in %.2f s;"
+                " median of %d runs ==\n",
                 (unsigned long long)objects, (unsigned long long)roots.size(), (unsigned long long)keptRoots,
-                (unsigned long long)chunks, kSharedPool, buildS);
+                (unsigned long long)chunks, kSharedPool, buildS, reps);
     std::printf("%-14s %8s %8s %8s %11s %8s %6s %8s %8s %7s %7s\n", "step", "wall s", "user s", "sys s", "maxrss KiB",
                 "minflt", "majflt", "inblock", "oublock", "nvcsw", "nivcsw");
     for (const auto& v : steps) {
@@ -248,9 +303,16 @@ void runOne(const QString& base, uint64_t objects)
                 rssAtOpen, hwm, hwm - rssAtOpen, double(hwm - rssAtOpen) * 1024.0 / live, rssOpen, rssTraverse);
     std::printf("traversal frontier: largest %.0f offsets = %.2f bytes per live object (x8 bytes; x16 with vector growth: %.2f)\n",
                 frontier, frontier * 8.0 / live, frontier * 16.0 / live);
-    std::printf("GC wall %.3f s (sum of steps) vs cp of the live bytes %.3f s (%.2fx), cp + fsync %.3f s (%.2fx)\n",
-                gcWall, cp.wall, gcWall / cp.wall, cpSync.wall, gcWall / cpSync.wall);
-    std::printf("GC CPU %.3f s (user + sys) vs cp CPU %.3f s (%.2fx)\n", gcCpu, cp.cpu, cp.cpu > 0 ? gcCpu / cp.cpu : 0.0);
+    const double cpMed = median(cpWall), cpSyncMed = median(cpSyncWall), cpCpuMed = median(cpCpu);
+    const double gcMed = median(gcWalls), walkMed = median(walkOnly);
+    std::printf("GC wall %.3f s (sum of steps; runs:", gcMed);
+    for (double w : gcWalls)
+        std::printf(" %.3f", w);
+    std::printf(")\n  vs cp of the live bytes %.3f s: %.2fx; vs cp + fsync %.3f s: %.2fx\n", cpMed, gcMed / cpMed,
+                cpSyncMed, gcMed / cpSyncMed);
+    std::printf("  the walk alone (a dry run's traverse, no copy) %.3f s = %.2fx cp\n", walkMed, walkMed / cpMed);
+    std::printf("GC CPU %.3f s (user + sys, median run) vs cp CPU %.3f s (%.2fx)\n", gcCpu, cpCpuMed,
+                cpCpuMed > 0 ? gcCpu / cpCpuMed : 0.0);
     if (!keepDirs)
         QDir(dir).removeRecursively();
 }
@@ -261,8 +323,8 @@ int main(int argc, char** argv)
 {
     QCoreApplication app(argc, argv);
     QStringList args = app.arguments();
-    if (args.size() == 4 && args[1] == "--child")
-        return child(args[2], args[3]);
+    if (args.size() == 4 && (args[1] == "--child" || args[1] == "--child-dry"))
+        return child(args[2], args[3], args[1] == "--child-dry");
     QString base = QDir::tempPath() + "/bench_gc";
     std::vector<uint64_t> counts;
     for (int i = 1; i < args.size(); ++i) {
@@ -270,6 +332,8 @@ int main(int argc, char** argv)
             base = args[++i];
         else if (args[i] == "--keep")
             keepDirs = true;
+        else if (args[i] == "--reps" && i + 1 < args.size())
+            reps = std::max(1, args[++i].toInt());
         else
             counts.push_back(args[i].toULongLong());
     }
