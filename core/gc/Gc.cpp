@@ -157,13 +157,17 @@ private:
     void open()
     {
         auto& st = result_.stats;
-        job_.beginStep(0, "taking the GC lock and reading the roots");
+        job_.beginStep(0, opt_.dryRun ? "reading the roots" : "taking the GC lock and reading the roots");
         StepMeter meter("open");
-        gcLock_.emplace(pack_.tryLockGc());
-        if (!gcLock_->held())
-            fail(pack_.dir(), "another GC is running on this pack");
-        if (!opt_.dryRun)
+        // A dry run writes no pack file and reads one generation it holds
+        // open (its files stay readable if a GC swaps meanwhile), so it
+        // goes on beside a running GC instead of failing on its lock.
+        if (!opt_.dryRun) {
+            gcLock_.emplace(pack_.tryLockGc());
+            if (!gcLock_->held())
+                fail(pack_.dir(), "another GC is running on this pack");
             pack_.removeLeftovers();
+        }
         if (!opt_.catalogPath.empty()) {
             catalog_ = std::make_unique<GcCatalog>(opt_.catalogPath);
             if (!opt_.dryRun)

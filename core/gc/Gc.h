@@ -1,7 +1,8 @@
 // Garbage collection of a pack (irmin-pack style). Keeps what the roots of
 // live entries reach and reclaims the rest:
 //
-//  1. open      take the GC lock; under the pack's append lock (and, with a
+//  1. open      take the GC lock (a dry run takes none: it writes no pack
+//               file, so it runs beside a GC instead of failing); under the pack's append lock (and, with a
 //               catalog, in one write transaction that bumps gc_state.epoch
 //               and sets running=1) read the split point = the pack's logical
 //               end, and the roots (root_offset of merged entries).
