@@ -65,6 +65,25 @@ QJsonObject entryJson(const EntryRow& e)
             {QStringLiteral("synthetic"), e.synthetic}};
 }
 
+// When a key exists under other versions or scopes: say which, so a miss
+// caused by a missing --version/--scope is obvious.
+QString otherVersionsHint(const Store& store, const std::string& key)
+{
+    EntryFilter f;
+    f.keyPrefix = key;
+    QStringList found;
+    for (const auto& e : store.listEntries(f, SortColumn::Created, true, 0, 50)) {
+        if (e.key != key)
+            continue;
+        found << QStringLiteral("--version '%1' --scope '%2'").arg(q(e.version), q(e.scope));
+        if (found.size() == 3)
+            break;
+    }
+    if (found.isEmpty())
+        return {};
+    return QStringLiteral(" (the key exists with %1)").arg(found.join(QStringLiteral(", ")));
+}
+
 QString entryLine(const EntryRow& e)
 {
     return QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8  %9\n")
@@ -240,8 +259,9 @@ int runGet(const QStringList& args)
     req.version = s(p.value(QStringLiteral("version")));
     req.scope = s(p.value(QStringLiteral("scope")));
     if (!store->lookup(req)) {
-        printError(QStringLiteral("%1: no entry matches key '%2'%3").arg(a[0], a[1],
-                   req.restoreKeys.empty() ? QString() : QStringLiteral(" or its restore keys")));
+        printError(QStringLiteral("%1: no entry matches key '%2'%3 in version '%4' and scope '%5'%6")
+                       .arg(a[0], a[1], req.restoreKeys.empty() ? QString() : QStringLiteral(" or its restore keys"),
+                            q(req.version), q(req.scope), otherVersionsHint(*store, req.key)));
         return Failure;
     }
     cs::Job job("store get");

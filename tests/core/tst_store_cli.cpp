@@ -44,7 +44,9 @@ private slots:
         QVERIFY2(get.exitCode == 0, get.err.constData());
         QCOMPARE(QJsonDocument::fromJson(get.out).object()["matched_by"].toString(), QStringLiteral("restore-key-prefix"));
         QCOMPARE(testsupport::sha256OfFile(out), testsupport::sha256OfFile(a));
-        QCOMPARE(testsupport::cli({"store", "get", dir, "linux-deps-1", out}).exitCode, 1);   // version '' has nothing
+        auto miss = testsupport::cli({"store", "get", dir, "linux-deps-1", out});   // version '' has nothing
+        QCOMPARE(miss.exitCode, 1);
+        QVERIFY2(miss.err.contains("(the key exists with --version 'v1'"), miss.err.constData()); // and says where it is
 
         auto merge = testsupport::cli({"store", "merge", dir, "--all", "--json"});
         QCOMPARE(merge.exitCode, 0);
