@@ -73,6 +73,19 @@ void evictKey(store::Store& s, const std::string& key)
     s.evict(p, job);
 }
 
+// A store of four entries sharing bytes, the second one evicted: a GC has
+// something to reclaim.
+std::unique_ptr<store::Store> storeWithOneEvicted(const QTemporaryDir& dir, const QString& storeDir, const std::string& prefix,
+                                                  uint64_t seed)
+{
+    auto s = store::Store::init(storeDir.toStdString());
+    const QByteArray base = testsupport::randomBytes(1000000, seed);
+    for (int i = 0; i < 4; ++i)
+        put(*s, dir.path(), prefix + std::to_string(i), fileFor(i, base));
+    evictKey(*s, prefix + "1");
+    return s;
+}
+
 } // namespace
 
 class TestGcStore : public QObject {
@@ -202,11 +215,7 @@ private slots:
         // later real GC).
         QTemporaryDir dir;
         const QString storeDir = dir.filePath("store");
-        auto s = store::Store::init(storeDir.toStdString());
-        const QByteArray base = testsupport::randomBytes(1000000, 9);
-        for (int i = 0; i < 4; ++i)
-            put(*s, dir.path(), "k" + std::to_string(i), fileFor(i, base));
-        evictKey(*s, "k1");
+        auto s = storeWithOneEvicted(dir, storeDir, "k", 9);
         uint64_t dryLive = 0;
         {
             auto held = pack::Pack::open(storeDir.toStdString() + "/pack", false);
@@ -236,13 +245,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString storeDir = dir.filePath("store");
-        {
-            auto s = store::Store::init(storeDir.toStdString());
-            const QByteArray base = testsupport::randomBytes(1000000, 3);
-            for (int i = 0; i < 4; ++i)
-                put(*s, dir.path(), "c" + std::to_string(i), fileFor(i, base));
-            evictKey(*s, "c1");
-        }
+        storeWithOneEvicted(dir, storeDir, "c", 3);
         auto dry = testsupport::cli({"store", "gc", storeDir, "--dry-run", "--json", "--ranges"});
         QCOMPARE(dry.exitCode, 0);
         const QJsonObject d = QJsonDocument::fromJson(dry.out).object();
