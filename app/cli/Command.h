@@ -33,6 +33,10 @@ struct CommandRegistration {
 // Parses args with the parser (adds --help); on a usage error prints it and
 // returns false with exitCode set to Usage; on --help prints help, exitCode Ok.
 bool parseOrExit(QCommandLineParser& parser, const QStringList& args, int& exitCode);
+// The same, and then exactly `positionals` positional arguments, else prints
+// `wants` (what the command takes, one sentence) and sets Usage.
+bool parseOrExit(QCommandLineParser& parser, const QStringList& args, int& exitCode, int positionals,
+                 const QString& wants);
 
 // One clear sentence on stderr, prefixed by "cachescope-cli: ".
 void printError(const QString& message);

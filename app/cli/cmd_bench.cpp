@@ -247,12 +247,8 @@ int runBench(const QString& scenario, const QStringList& args)
     p.addOption({QStringLiteral("no-save"), QStringLiteral("Do not keep the run in the history.")});
     addStoreOption(p);
     int code = Ok;
-    if (!parseOrExit(p, args, code))
+    if (!parseOrExit(p, args, code, 1, QStringLiteral("bench takes one scenario (see 'bench list')")))
         return code;
-    if (p.positionalArguments().size() != 1) {
-        printError(QStringLiteral("bench takes one scenario (see 'bench list')"));
-        return Usage;
-    }
     cs::RunOptions options;
     try {
         for (const QString& kv : p.values(QStringLiteral("param"))) {

@@ -85,13 +85,9 @@ int runCreate(const QStringList& args)
     p.addOption({QStringLiteral("seek-table"), QStringLiteral("append a seek table (zstd seekable format)")});
     p.addOption({QStringLiteral("json"), QStringLiteral("print the result as JSON")});
     int code = Ok;
-    if (!parseOrExit(p, args, code))
+    if (!parseOrExit(p, args, code, 2, QStringLiteral("snapshot create wants SRC and OUT")))
         return code;
     const QStringList pos = p.positionalArguments();
-    if (pos.size() != 2) {
-        printError(QStringLiteral("snapshot create wants SRC and OUT (see --help)"));
-        return Usage;
-    }
     cs::SnapshotWriteOptions o;
     if (p.isSet(QStringLiteral("chunk"))) {
         const auto size = cs::parseSize(p.value(QStringLiteral("chunk")).toStdString());
@@ -159,13 +155,9 @@ int runRestore(const QStringList& args)
     p.addOption({QStringLiteral("threads"), QStringLiteral("decoding threads (default 1)"), QStringLiteral("N")});
     p.addOption({QStringLiteral("json"), QStringLiteral("print the result as JSON")});
     int code = Ok;
-    if (!parseOrExit(p, args, code))
+    if (!parseOrExit(p, args, code, 2, QStringLiteral("snapshot restore wants SNAP and OUT")))
         return code;
     const QStringList pos = p.positionalArguments();
-    if (pos.size() != 2) {
-        printError(QStringLiteral("snapshot restore wants SNAP and OUT (see --help)"));
-        return Usage;
-    }
     cs::SnapshotRestoreOptions o;
     if (!parseThreads(p, o.threads))
         return Usage;

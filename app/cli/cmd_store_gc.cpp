@@ -69,12 +69,8 @@ int runGc(const QStringList& args)
     p.addOption({QStringLiteral("json"), QStringLiteral("Print the run as JSON.")});
     p.addOption({QStringLiteral("ranges"), QStringLiteral("With --json, list the live and dead ranges too.")});
     int code = Ok;
-    if (!parseOrExit(p, args, code))
+    if (!parseOrExit(p, args, code, 1, QStringLiteral("store gc takes one store folder")))
         return code;
-    if (p.positionalArguments().size() != 1) {
-        printError(QStringLiteral("store gc takes one store folder (see --help)"));
-        return Usage;
-    }
     const QString dir = p.positionalArguments().front();
     if (!QFileInfo::exists(catalogOf(dir))) {
         printError(dir + QStringLiteral(": not a cachescope store (no catalog.db)"));
@@ -145,12 +141,8 @@ int runHistory(const QStringList& args)
     p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("The store folder."));
     p.addOption({QStringLiteral("json"), QStringLiteral("Print the runs as JSON.")});
     int code = Ok;
-    if (!parseOrExit(p, args, code))
+    if (!parseOrExit(p, args, code, 1, QStringLiteral("store gc-history takes one store folder")))
         return code;
-    if (p.positionalArguments().size() != 1) {
-        printError(QStringLiteral("store gc-history takes one store folder (see --help)"));
-        return Usage;
-    }
     const QString catalog = catalogOf(p.positionalArguments().front());
     if (!QFileInfo::exists(catalog)) {
         printError(p.positionalArguments().front() + QStringLiteral(": not a cachescope store (no catalog.db)"));

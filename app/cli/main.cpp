@@ -44,6 +44,19 @@ bool parseOrExit(QCommandLineParser& parser, const QStringList& args, int& exitC
     return true;
 }
 
+bool parseOrExit(QCommandLineParser& parser, const QStringList& args, int& exitCode, int positionals,
+                 const QString& wants)
+{
+    if (!parseOrExit(parser, args, exitCode))
+        return false;
+    if (parser.positionalArguments().size() != positionals) {
+        printError(wants + QStringLiteral(" (see --help)"));
+        exitCode = Usage;
+        return false;
+    }
+    return true;
+}
+
 void printError(const QString& message)
 {
     std::fprintf(stderr, "cachescope-cli: %s\n", message.toLocal8Bit().constData());
