@@ -144,25 +144,11 @@ int compare(const QStringList& args)
         printError(QStringLiteral("%1: no run with id %2").arg(q(h.path())).arg(!ra ? a : b));
         return Failure;
     }
-    const auto rows = cs::compareRuns(*ra, *rb);
     if (p.isSet(QStringLiteral("json"))) {
-        cs::Json o = cs::Json::object();
-        o["a"] = cs::runToJson(*ra, false);
-        o["b"] = cs::runToJson(*rb, false);
-        cs::Json list = cs::Json::array();
-        for (const auto& r : rows) {
-            cs::Json row = cs::Json::object();
-            row["name"] = r.name;
-            row["unit"] = r.unit;
-            row["a"] = r.a ? cs::Json(*r.a) : cs::Json();
-            row["b"] = r.b ? cs::Json(*r.b) : cs::Json();
-            row["percent"] = r.percent ? cs::Json(*r.percent) : cs::Json();
-            list.push(std::move(row));
-        }
-        o["rows"] = std::move(list);
-        printOut(q(o.dump(2)) + QLatin1Char('\n'));
+        printOut(q(cs::comparisonToJson(*ra, *rb).dump(2)) + QLatin1Char('\n'));
         return Ok;
     }
+    const auto rows = cs::compareRuns(*ra, *rb);
     int w = 4;
     for (const auto& r : rows)
         w = std::max(w, int(r.name.size()));

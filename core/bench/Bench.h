@@ -293,5 +293,8 @@ struct ComparisonRow {
 // Matches results by name (rows, then sub-table cells), in A's order and then
 // rows only B has.
 std::vector<ComparisonRow> compareRuns(const BenchRun& a, const BenchRun& b);
+// {"a": run A, "b": run B, "rows": [{name, unit, a, b, percent}]} (without
+// samples): what `bench compare --json` prints and the GUI exports.
+Json comparisonToJson(const BenchRun& a, const BenchRun& b);
 
 } // namespace cs

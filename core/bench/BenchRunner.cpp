@@ -98,4 +98,23 @@ std::vector<ComparisonRow> compareRuns(const BenchRun& a, const BenchRun& b)
     return rows;
 }
 
+Json comparisonToJson(const BenchRun& a, const BenchRun& b)
+{
+    Json out = Json::object();
+    out["a"] = runToJson(a, false);
+    out["b"] = runToJson(b, false);
+    Json list = Json::array();
+    for (const auto& r : compareRuns(a, b)) {
+        Json row = Json::object();
+        row["name"] = r.name;
+        row["unit"] = r.unit;
+        row["a"] = r.a ? Json(*r.a) : Json();
+        row["b"] = r.b ? Json(*r.b) : Json();
+        row["percent"] = r.percent ? Json(*r.percent) : Json();
+        list.push(std::move(row));
+    }
+    out["rows"] = std::move(list);
+    return out;
+}
+
 } // namespace cs

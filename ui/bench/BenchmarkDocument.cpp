@@ -465,25 +465,7 @@ bool BenchmarkDocument::exportResultJson(const QString& path, QString* error)
         *error = tr("%1: there is no result to export yet.").arg(path);
         return false;
     }
-    cs::Json out;
-    if (shown_.size() == 1) {
-        out = cs::runToJson(shown_[0], false);
-    } else {
-        out = cs::Json::object();
-        out["a"] = cs::runToJson(shown_[0], false);
-        out["b"] = cs::runToJson(shown_[1], false);
-        cs::Json rows = cs::Json::array();
-        for (const auto& r : cs::compareRuns(shown_[0], shown_[1])) {
-            cs::Json row = cs::Json::object();
-            row["name"] = r.name;
-            row["unit"] = r.unit;
-            row["a"] = r.a ? cs::Json(*r.a) : cs::Json();
-            row["b"] = r.b ? cs::Json(*r.b) : cs::Json();
-            row["percent"] = r.percent ? cs::Json(*r.percent) : cs::Json();
-            rows.push(std::move(row));
-        }
-        out["rows"] = std::move(rows);
-    }
+    const cs::Json out = shown_.size() == 1 ? cs::runToJson(shown_[0], false) : cs::comparisonToJson(shown_[0], shown_[1]);
     QFile f(path);
     const QByteArray bytes = QByteArray::fromStdString(out.dump(2) + "\n");
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size() || !f.flush()) {
