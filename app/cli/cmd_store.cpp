@@ -407,33 +407,63 @@ int runEvict(const QStringList& args)
     return Ok;
 }
 
+QJsonObject problemJson(const FsckProblem& pr)
+{
+    return {{QStringLiteral("entry_id"), pr.entryId ? QJsonValue(double(pr.entryId)) : QJsonValue()},
+            {QStringLiteral("key"), pr.entryId ? QJsonValue(q(pr.key)) : QJsonValue()},
+            {QStringLiteral("offset"), pr.offset ? QJsonValue(double(*pr.offset)) : QJsonValue()},
+            {QStringLiteral("message"), q(pr.message)},
+            {QStringLiteral("path"), pr.path.empty() ? QJsonValue() : QJsonValue(q(pr.path))},
+            {QStringLiteral("bytes"), pr.bytes ? QJsonValue(double(*pr.bytes)) : QJsonValue()}};
+}
+
 int runFsck(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Check every entry decodes and matches its SHA-256 and every part is there. "
-                                               "Changes nothing. Exit 0 when clean, 1 when problems were found."));
+    p.setApplicationDescription(QStringLiteral("Check every entry decodes and matches its SHA-256, every part is there "
+                                               "and no part is orphaned. Changes nothing unless --repair. "
+                                               "Exit 0 when clean, 1 when problems were found (or remain after --repair)."));
     p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Store folder."));
     p.addOption(jsonOpt());
+    p.addOption({QStringLiteral("repair"), QStringLiteral("First delete orphaned parts (never those of an upload in "
+                                                          "progress), then check.")});
     int rc = Ok;
     if (!parseOrExit(p, args, rc) || !positionals(p, 1, 1, rc))
         return rc;
     auto store = Store::open(s(p.positionalArguments()[0]));
+    const bool repair = p.isSet(QStringLiteral("repair"));
+    OrphanRemoval removal;
+    if (repair) {
+        cs::Job rjob("store fsck --repair");
+        rjob.start();
+        removal = store->removeOrphans(rjob);
+    }
     cs::Job job("store fsck");
     job.start();
     const auto problems = store->fsck(job);
     if (p.isSet(QStringLiteral("json"))) {
         QJsonArray list;
         for (const auto& pr : problems)
-            list.append(QJsonObject{{QStringLiteral("entry_id"), pr.entryId ? QJsonValue(double(pr.entryId)) : QJsonValue()},
-                                    {QStringLiteral("key"), pr.entryId ? QJsonValue(q(pr.key)) : QJsonValue()},
-                                    {QStringLiteral("offset"), pr.offset ? QJsonValue(double(*pr.offset)) : QJsonValue()},
-                                    {QStringLiteral("message"), q(pr.message)}});
-        printJson(QJsonDocument(QJsonObject{{QStringLiteral("clean"), problems.empty()}, {QStringLiteral("problems"), list}}));
+            list.append(problemJson(pr));
+        QJsonObject o{{QStringLiteral("clean"), problems.empty()}, {QStringLiteral("problems"), list}};
+        if (repair) {
+            QJsonArray removed;
+            for (const auto& pr : removal.removed)
+                removed.append(problemJson(pr));
+            o.insert(QStringLiteral("removed"), removed);
+            o.insert(QStringLiteral("removed_bytes"), double(removal.bytes));
+        }
+        printJson(QJsonDocument(o));
     } else {
         QString text;
+        for (const auto& pr : removal.removed)
+            text += QStringLiteral("removed: %1 (%2)\n").arg(q(pr.path), q(cs::formatSize(pr.bytes.value_or(0))));
+        if (repair)
+            text += QStringLiteral("removed %1 orphan(s), %2\n").arg(removal.removed.size()).arg(q(cs::formatSize(removal.bytes)));
         for (const auto& pr : problems)
             text += QStringLiteral("problem: %1%2: %3\n")
-                        .arg(pr.entryId ? QStringLiteral("entry %1 '%2'").arg(pr.entryId).arg(q(pr.key)) : QStringLiteral("catalog"))
+                        .arg(pr.entryId ? QStringLiteral("entry %1 '%2'").arg(pr.entryId).arg(q(pr.key))
+                                        : pr.path.empty() ? QStringLiteral("catalog") : QStringLiteral("orphan"))
                         .arg(pr.offset ? QStringLiteral(" at %1").arg(*pr.offset) : QString())
                         .arg(q(pr.message));
         text += problems.empty() ? QStringLiteral("clean\n") : QStringLiteral("%1 problem(s)\n").arg(problems.size());
@@ -491,7 +521,7 @@ StoreSubcommandRegistration regLs({QStringLiteral("ls"), QStringLiteral("DIR [--
 StoreSubcommandRegistration regGet({QStringLiteral("get"), QStringLiteral("DIR KEY OUT [--restore-key K ...] [--version V] [--scope S]"), runGet});
 StoreSubcommandRegistration regMerge({QStringLiteral("merge"), QStringLiteral("DIR [KEY ... | --all]"), runMerge});
 StoreSubcommandRegistration regEvict({QStringLiteral("evict"), QStringLiteral("DIR [--older-than D] [--unused-for D] [--max-size SIZE] [--key KEY] [--dry-run] [--json]"), runEvict});
-StoreSubcommandRegistration regFsck({QStringLiteral("fsck"), QStringLiteral("DIR  check the store (exit 1 on problems)"), runFsck});
+StoreSubcommandRegistration regFsck({QStringLiteral("fsck"), QStringLiteral("DIR [--repair]  check the store (exit 1 on problems); --repair deletes orphaned parts"), runFsck});
 StoreSubcommandRegistration regStats({QStringLiteral("stats"), QStringLiteral("DIR [--json]"), runStats});
 
 int runStore(const QStringList& args)

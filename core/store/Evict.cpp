@@ -91,9 +91,10 @@ EvictResult Store::evict(const EvictPolicy& policy, Job& job)
         delParts.bind(1, r.id).run();
     }
     tx.commit();
-    // Rows are gone (a crash now leaves orphan part folders, which fsck reports
-    // and a later eviction of nothing does not need).
+    // Rows are gone: a crash now leaves orphaned part folders, which fsck
+    // reports and removeOrphans (`store fsck --repair`) deletes.
     for (size_t i = 0; i < chosen.size(); ++i) {
+        killPoint("evict remove");
         d->removeParts(chosen[i].id);
         job.setStepProgress(i + 1, chosen.size());
     }

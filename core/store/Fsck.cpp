@@ -1,7 +1,8 @@
 // fsck: reads everything, changes nothing. Every merged entry decodes and
 // matches its size and SHA-256 (every object header on the way is parsed and
 // sanity-checked by the pack); every part of every unmerged entry is there
-// with its size; every dedup row names a chunk with that SHA-256.
+// with its size; every dedup row names a chunk with that SHA-256; no part
+// folder or file is orphaned (referenced by no catalog row).
 #include "core/store/StoreInternal.h"
 
 #include "core/jobs/Job.h"
@@ -19,6 +20,14 @@ namespace cs::store {
 std::vector<FsckProblem> Store::fsck(Job& job)
 {
     std::vector<FsckProblem> problems;
+    auto add = [&](int64_t id, const std::string& key, std::optional<uint64_t> offset, std::string message) {
+        FsckProblem p;
+        p.entryId = id;
+        p.key = key;
+        p.offset = offset;
+        p.message = std::move(message);
+        problems.push_back(std::move(p));
+    };
     std::vector<EntryRow> entries;
     {
         auto lock = d->catalog->lock();
@@ -62,32 +71,32 @@ std::vector<FsckProblem> Store::fsck(Job& job)
                     job.setStepProgress(doneBytes + size, std::max<uint64_t>(totalBytes, 1));
                 }
                 if (size != e.size)
-                    problems.push_back({e.id, e.key, e.rootOffset, "entry decodes to " + std::to_string(size)
-                                                                       + " bytes, the catalog says " + std::to_string(e.size)});
+                    add(e.id, e.key, e.rootOffset, "entry decodes to " + std::to_string(size)
+                                                                       + " bytes, the catalog says " + std::to_string(e.size));
                 else if (hexOf(sha.finish()) != e.sha256)
-                    problems.push_back({e.id, e.key, e.rootOffset, "entry does not match its SHA-256 " + e.sha256});
+                    add(e.id, e.key, e.rootOffset, "entry does not match its SHA-256 " + e.sha256);
                 else
                     goodRoots.insert({e.rootOffset, e.sha256});
             } catch (const Cancelled&) {
                 throw;
             } catch (const std::exception& ex) {
-                problems.push_back({e.id, e.key, e.rootOffset, ex.what()});
+                add(e.id, e.key, e.rootOffset, ex.what());
             }
         } else if (e.state == EntryState::Unmerged) {
             const auto parts = d->partRows(e.id);
             if (parts.size() != e.partCount)
-                problems.push_back({e.id, e.key, std::nullopt, "the catalog lists " + std::to_string(parts.size())
-                                                                   + " parts, the entry says " + std::to_string(e.partCount)});
+                add(e.id, e.key, std::nullopt, "the catalog lists " + std::to_string(parts.size())
+                                                                   + " parts, the entry says " + std::to_string(e.partCount));
             for (const auto& p : parts) {
                 const std::string path = d->partPath(e.id, p.index);
                 std::error_code ec;
                 const auto size = fs::file_size(path, ec);
                 if (ec)
-                    problems.push_back({e.id, e.key, p.index, path + ": part " + std::to_string(p.index) + " is missing"});
+                    add(e.id, e.key, p.index, path + ": part " + std::to_string(p.index) + " is missing");
                 else if (size != p.size)
-                    problems.push_back({e.id, e.key, p.index, path + ": part " + std::to_string(p.index) + " has "
+                    add(e.id, e.key, p.index, path + ": part " + std::to_string(p.index) + " has "
                                                                   + std::to_string(size) + " bytes, expected "
-                                                                  + std::to_string(p.size)});
+                                                                  + std::to_string(p.size));
             }
         }
         if (e.state != EntryState::Uploading)
@@ -107,14 +116,17 @@ std::vector<FsckProblem> Store::fsck(Job& job)
             try {
                 const pack::ObjectHeader h = d->pack->readHeader(offset);
                 if (h.kind != pack::ObjectKind::Chunk)
-                    problems.push_back({0, {}, offset, "dedup index row points at a node, not a chunk"});
+                    add(0, {}, offset, "dedup index row points at a node, not a chunk");
                 else if (sha.size() != 32 || std::memcmp(sha.data(), h.sha256.data(), 32) != 0 || h.rawSize != raw)
-                    problems.push_back({0, {}, offset, "dedup index row does not match the chunk header at its offset"});
+                    add(0, {}, offset, "dedup index row does not match the chunk header at its offset");
             } catch (const std::exception& ex) {
-                problems.push_back({0, {}, offset, std::string("dedup index row: ") + ex.what()});
+                add(0, {}, offset, std::string("dedup index row: ") + ex.what());
             }
         }
     }
+    // Parts no row references (Store.h, "Orphaned parts"): leaked disk space.
+    for (auto& o : d->findOrphans(job))
+        problems.push_back(std::move(o));
     job.setStepProgress(1.0);
     return problems;
 }

@@ -114,7 +114,7 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
         }
         const Sink* sink = attempt == 0 ? tee : nullptr;
         MergeAttempt m(*this, options.compressionLevel);
-        Chunker chunker;
+        Chunker chunker(options.chunker);
         std::string current;
         size_t seq = 0;
         auto submit = [&] {
@@ -227,6 +227,7 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
             ins.bindBlob(1, c.sha.data(), c.sha.size()).bind(2, c.offset).bind(3, c.rawSize).bind(4, c.storedSize).run();
         }
         tx.commit();
+        killPoint("merge remove");
         removeParts(e.id);
         result.merged = true;
         result.chunks = refs.size();

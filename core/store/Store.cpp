@@ -5,6 +5,9 @@
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -72,10 +75,36 @@ int Store::Impl::threads() const
     return n ? int(n) : 2;
 }
 
+void killPoint(const char* point)
+{
+    const char* spec = std::getenv("CACHESCOPE_STORE_KILL_AT");
+    if (!spec || !*spec)
+        return;
+    static std::atomic<int> seen{0};
+    std::string s(spec);
+    int n = 1;
+    if (const auto colon = s.rfind(':'); colon != std::string::npos) {
+        n = std::atoi(s.c_str() + colon + 1);
+        s.resize(colon);
+    }
+    if (s == point && ++seen >= n)
+        std::raise(SIGKILL);
+}
+
 void Store::Impl::removeParts(int64_t id) const
 {
+    // File by file, so a crash can leave a folder partly removed (an orphan
+    // all the same: its row is gone or merged before this runs).
+    const std::string folder = partsDir(id);
     std::error_code ec;
-    fs::remove_all(partsDir(id), ec);
+    std::vector<fs::path> files;
+    for (const auto& f : fs::directory_iterator(folder, ec))
+        files.push_back(f.path());
+    for (const auto& f : files) {
+        fs::remove_all(f, ec);
+        killPoint("part removed");
+    }
+    fs::remove_all(folder, ec);
 }
 
 std::optional<EntryRow> Store::Impl::entry(int64_t id) const

@@ -38,7 +38,29 @@
 //    transaction (WHERE sha256=? AND offset=?, so a row moved above the split
 //    stays), and sets running=0.
 //  * Eviction only deletes catalog rows and parts; pack space is reclaimed by GC.
+//
+// Orphaned parts: evict, re-put (commit replacing an entry), abort and merge
+// delete catalog rows first and part folders after, so a crash in between
+// leaves files no row references. An orphan is, under parts/: a name that is
+// not a decimal id (the trash of an interrupted removal); the folder of an id
+// with no entries row or of a merged entry; in the folder of an unmerged
+// entry, a file that is not one of its committed parts. The folder of an
+// 'uploading' entry is never an orphan: its row is how an upload in progress
+// (in any process) registers itself, and its parts may arrive at any time
+// (stale uploads go with `evict --older-than`). fsck reports orphans;
+// removeOrphans (`store fsck --repair`) deletes them: for each folder it
+// re-reads the row inside a write transaction (so no reserve can take the id
+// meanwhile), renames the folder to parts/<id>.orphan.<pid>.<n> and commits,
+// then deletes the renamed folder; a crash at any step leaves an orphan the
+// next run removes. reserve() likewise sets aside a stale folder of the id it
+// was given (ids of deleted rows are reused by SQLite).
+// CACHESCOPE_STORE_KILL_AT=point[:n] raises SIGKILL the n-th time a named
+// point is passed (crash tests): "evict remove" (before each evicted entry's
+// parts go), "replace remove" (commit, before a replaced entry's parts go),
+// "merge remove", "part removed" (after each part file is deleted),
+// "orphan renamed".
 #pragma once
+#include "core/store/Chunker.h"
 #include "core/util/Sha256.h"
 
 #include <cstdint>
@@ -69,6 +91,10 @@ struct StoreOptions {
     // Test hook: called by a merge after its objects are appended and synced,
     // just before its commit transaction (tests bump gc_state.epoch here).
     std::function<void(int64_t entryId)> beforeMergeCommit;
+    // Content-defined chunking of merges. Keep the default in a real store:
+    // other sizes cut other chunks, so nothing dedups with entries merged
+    // before (tests use tiny chunks to get entries of many chunks).
+    ChunkerParams chunker;
 };
 
 // One catalog row of the entries table (what `store ls` prints).
@@ -142,6 +168,13 @@ struct FsckProblem {
     std::string key;
     std::optional<uint64_t> offset;   // pack offset, or part index for part problems
     std::string message;              // one sentence
+    std::string path;                 // orphans: the file or folder no catalog row references
+    std::optional<uint64_t> bytes;    // orphans: its size on disk (files in it, summed)
+};
+
+struct OrphanRemoval {
+    std::vector<FsckProblem> removed;  // as fsck reported them (path, bytes)
+    uint64_t bytes = 0;
 };
 
 struct StoreStats {
@@ -249,6 +282,9 @@ public:
     // ---- Eviction, checks, statistics ----
     EvictResult evict(const EvictPolicy& policy, Job& job);
     std::vector<FsckProblem> fsck(Job& job);
+    // Deletes orphaned parts (see "Orphaned parts" above); never a part of an
+    // upload in progress or anything a catalog row references.
+    OrphanRemoval removeOrphans(Job& job);
     // Walks the roots of live entries to count the pack bytes they reference.
     StoreStats stats(Job& job) const;
 

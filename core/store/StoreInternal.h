@@ -58,7 +58,13 @@ struct Store::Impl {
 
     // Walks a root: the chunks of an entry in order (offset, logical size).
     std::vector<pack::ChildRef> chunkList(uint64_t root, std::vector<ObjectInfo>* objects = nullptr) const;
+
+    // Orphaned parts as fsck problems (Orphans.cpp; see Store.h).
+    std::vector<FsckProblem> findOrphans(Job& job) const;
 };
+
+// CACHESCOPE_STORE_KILL_AT=point[:n]: SIGKILL the n-th time `point` is passed.
+void killPoint(const char* point);
 
 // Writes objects (chunks and nodes) for a list of chunk refs: nodes of at most
 // kMaxNodeChildren children, children before parents. Returns the root offset

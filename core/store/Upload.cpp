@@ -59,7 +59,21 @@ int64_t Store::reserve(const std::string& key, const std::string& version, const
         .bind(4, nowSeconds())
         .run();
     const int64_t id = d->catalog->lastInsertId();
+    // SQLite reuses the id of a deleted last row: a folder already under it is
+    // an orphan (a crash between deleting that row and its parts), and its
+    // parts must not count as this upload's. Set aside while the write
+    // transaction keeps other processes from taking ids; deleted after.
+    const std::string stale = d->partsDir(id);
+    std::string setAside;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(stale, ec))) {
+        setAside = stale + ".orphan." + std::to_string(::getpid()) + "." + std::to_string(tempCounter++);
+        if (::rename(stale.c_str(), setAside.c_str()) != 0)
+            failErrno(stale, "cannot move aside the orphaned part folder of a reused entry id");
+    }
     tx.commit();
+    if (!setAside.empty())
+        fs::remove_all(setAside, ec);
     return id;
 }
 
@@ -170,9 +184,12 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
             .run();
         tx.commit();
     }
-    // The old entries' rows are gone; their parts go after the commit.
-    for (int64_t r : replaced)
+    // The old entries' rows are gone; their parts go after the commit (a
+    // crash now leaves orphans for removeOrphans).
+    for (int64_t r : replaced) {
+        killPoint("replace remove");
         d->removeParts(r);
+    }
     // Stray temp files of parts written twice.
     for (const auto& f : fs::directory_iterator(dir, ec)) {
         uint32_t index = 0;
