@@ -467,6 +467,11 @@ int runFsck(const QStringList& args)
                         .arg(pr.offset ? QStringLiteral(" at %1").arg(*pr.offset) : QString())
                         .arg(q(pr.message));
         text += problems.empty() ? QStringLiteral("clean\n") : QStringLiteral("%1 problem(s)\n").arg(problems.size());
+        const auto orphans = std::count_if(problems.begin(), problems.end(), [](const auto& pr) { return !pr.path.empty(); });
+        if (orphans && !repair)
+            text += QStringLiteral("%1 orphan(s) among them: 'cachescope-cli store fsck --repair %2' removes them\n")
+                        .arg(orphans)
+                        .arg(p.positionalArguments()[0]);
         printOut(text);
     }
     return problems.empty() ? Ok : Failure;

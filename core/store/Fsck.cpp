@@ -71,8 +71,8 @@ std::vector<FsckProblem> Store::fsck(Job& job)
                     job.setStepProgress(doneBytes + size, std::max<uint64_t>(totalBytes, 1));
                 }
                 if (size != e.size)
-                    add(e.id, e.key, e.rootOffset, "entry decodes to " + std::to_string(size)
-                                                                       + " bytes, the catalog says " + std::to_string(e.size));
+                    add(e.id, e.key, e.rootOffset,
+                        "entry decodes to " + std::to_string(size) + " bytes, the catalog says " + std::to_string(e.size));
                 else if (hexOf(sha.finish()) != e.sha256)
                     add(e.id, e.key, e.rootOffset, "entry does not match its SHA-256 " + e.sha256);
                 else
@@ -85,8 +85,9 @@ std::vector<FsckProblem> Store::fsck(Job& job)
         } else if (e.state == EntryState::Unmerged) {
             const auto parts = d->partRows(e.id);
             if (parts.size() != e.partCount)
-                add(e.id, e.key, std::nullopt, "the catalog lists " + std::to_string(parts.size())
-                                                                   + " parts, the entry says " + std::to_string(e.partCount));
+                add(e.id, e.key, std::nullopt,
+                    "the catalog lists " + std::to_string(parts.size()) + " parts, the entry says "
+                        + std::to_string(e.partCount));
             for (const auto& p : parts) {
                 const std::string path = d->partPath(e.id, p.index);
                 std::error_code ec;
@@ -94,9 +95,9 @@ std::vector<FsckProblem> Store::fsck(Job& job)
                 if (ec)
                     add(e.id, e.key, p.index, path + ": part " + std::to_string(p.index) + " is missing");
                 else if (size != p.size)
-                    add(e.id, e.key, p.index, path + ": part " + std::to_string(p.index) + " has "
-                                                                  + std::to_string(size) + " bytes, expected "
-                                                                  + std::to_string(p.size));
+                    add(e.id, e.key, p.index,
+                        path + ": part " + std::to_string(p.index) + " has " + std::to_string(size)
+                            + " bytes, expected " + std::to_string(p.size));
             }
         }
         if (e.state != EntryState::Uploading)

@@ -112,6 +112,18 @@ bool fileIsOrphan(const RowView& v, const std::string& name)
     return folderIsOrphan(v) || (v.state == EntryState::Unmerged && !v.partNames.count(name));
 }
 
+// remove_all, where another remover (a concurrent repair, a reserve setting
+// the same folder aside) may delete parts of it first: only what is still
+// there counts as a failure.
+void removeTree(const std::string& path, const char* what)
+{
+    std::error_code ec;
+    fs::remove_all(path, ec);
+    std::error_code again;
+    if (ec && fs::exists(fs::symlink_status(path, again)))
+        fail(path, std::string("cannot remove the ") + what + ": " + ec.message());
+}
+
 } // namespace
 
 std::vector<FsckProblem> Store::Impl::findOrphans(Job& job) const
@@ -180,14 +192,11 @@ OrphanRemoval Store::removeOrphans(Job& job)
         job.checkCancel();
         job.setStepProgress(i, found.size());
         const fs::path p(o.path);
-        std::error_code ec;
         const bool topLevel = p.parent_path() == root;
         int64_t id = 0;
         if (topLevel && !parseId(p.filename().string(), id)) {
             // Nothing the store writes has such a name but the trash below.
-            fs::remove_all(p, ec);
-            if (ec)
-                fail(o.path, "cannot remove the orphaned parts: " + ec.message());
+            removeTree(o.path, "orphaned parts");
             out.removed.push_back(o);
             out.bytes += o.bytes.value_or(0);
             continue;
@@ -203,9 +212,7 @@ OrphanRemoval Store::removeOrphans(Job& job)
             if (topLevel ? !folderIsOrphan(v) : !fileIsOrphan(v, p.filename().string()))
                 continue;   // the row changed since the scan (the id was reused): not an orphan any more
             if (!topLevel) {
-                fs::remove_all(p, ec);
-                if (ec)
-                    fail(o.path, "cannot remove the orphaned file: " + ec.message());
+                removeTree(o.path, "orphaned file");
                 tx.commit();
                 out.removed.push_back(o);
                 out.bytes += o.bytes.value_or(0);
@@ -222,9 +229,7 @@ OrphanRemoval Store::removeOrphans(Job& job)
         // The renamed folder is an orphan by its name alone: a crash from here
         // on leaves it for the next run.
         killPoint("orphan renamed");
-        fs::remove_all(trash, ec);
-        if (ec)
-            fail(trash, "cannot remove the orphaned parts: " + ec.message());
+        removeTree(trash, "orphaned parts");
         out.removed.push_back(o);
         out.bytes += o.bytes.value_or(0);
     }

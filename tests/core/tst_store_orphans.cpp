@@ -14,8 +14,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 using namespace cs;
 using namespace storetest;
@@ -387,6 +390,86 @@ private slots:
         QCOMPARE(orphanPaths(f.fsck()), expected);
         QVERIFY(f.allRestore());
         repairRemovesExactly(f, expected);
+    }
+
+    void repairBesideRunningUploads()
+    {
+        // Uploads keep reserving (reusing the id of an orphaned folder first),
+        // writing parts slowly and committing in this process while the CLI
+        // repairs again and again: it removes the orphans, never an upload's part.
+        Fixture f;
+        std::set<QString> orphans;
+        {
+            auto s = f.open();
+            f.live.push_back(f.add(*s, "kept", 2 * kPart, 50, false));
+            std::vector<int64_t> gone;
+            for (int i = 0; i < 3; ++i)
+                gone.push_back(f.add(*s, "gone-" + std::to_string(i), 2 * kPart, 51 + i, false).id);
+            QVERIFY(cliKilledAt("evict remove", {"store", "evict", f.dir, "--key", "gone-0", "--key", "gone-1", "--key",
+                                                 "gone-2"}));
+            for (int64_t id : gone)
+                orphans.insert(f.partsDir(id));
+        }
+        auto s = f.open();
+        std::atomic<bool> stop{false};
+        std::mutex m;
+        std::vector<Live> uploaded;
+        std::string error;
+        std::thread uploader([&] {
+            try {
+                for (int i = 0; !stop || i < 3; ++i) {
+                    const QByteArray data = testsupport::randomBytes(3 * kPart + i, 60 + uint64_t(i));
+                    const std::string key = "up-" + std::to_string(i);
+                    const int64_t id = s->reserve(key);
+                    for (uint32_t k = 0; k < 3; ++k) {
+                        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+                        const qsizetype off = qsizetype(k) * kPart;
+                        s->writePart(id, k, data.constData() + off, size_t(kPart));
+                    }
+                    if (i > 0)
+                        s->writePart(id, 3, data.constData() + 3 * kPart, size_t(i));
+                    s->commit(id, i > 0 ? 4 : 3);
+                    std::lock_guard g(m);
+                    uploaded.push_back({id, key, data});
+                }
+            } catch (const std::exception& e) {
+                std::lock_guard g(m);
+                error = e.what();
+            }
+        });
+        std::set<QString> removed;
+        for (int r = 0; r < 6; ++r) {
+            auto repair = testsupport::cli({"store", "fsck", f.dir, "--repair", "--json"});
+            const QJsonObject o = QJsonDocument::fromJson(repair.out).object();
+            if (repair.exitCode != 0)
+                qWarning() << repair.out;
+            QCOMPARE(repair.exitCode, 0);
+            for (const auto& v : o["removed"].toArray())
+                removed.insert(v.toObject()["path"].toString());
+        }
+        stop = true;
+        uploader.join();
+        QVERIFY2(error.empty(), error.c_str());
+        for (const auto& u : uploaded)
+            f.live.push_back(u);
+        QVERIFY(uploaded.size() >= 3);
+        // The repair removed orphans only; the orphan under the highest id was
+        // set aside by the first reserve, which got that id again.
+        std::set<QString> liveFolders;
+        for (const auto& l : f.live)
+            liveFolders.insert(f.partsDir(l.id));
+        for (const auto& path : removed)
+            QVERIFY2(orphans.count(path), qPrintable(path));
+        for (const auto& path : orphans)
+            QVERIFY2(removed.count(path) || liveFolders.count(path), qPrintable(path));
+        QVERIFY(liveFolders.count(*orphans.rbegin()));
+        QVERIFY(!removed.empty());
+        std::set<QString> folders;
+        for (const auto& name : QDir(f.dir + "/parts").entryList(QDir::AllEntries | QDir::NoDotAndDotDot))
+            folders.insert(f.dir + "/parts/" + name);
+        QCOMPARE(folders, liveFolders);
+        QVERIFY(f.fsck().empty());
+        QVERIFY(f.allRestore());
     }
 
     void reusedIdDoesNotInheritStaleParts()
