@@ -159,6 +159,45 @@ private slots:
         QCOMPARE(testsupport::sha256OfFile(dir.filePath("cli.out")), sha256Hex(big));
     }
 
+    void nodeBoundaries_data()
+    {
+        QTest::addColumn<int>("chunks");
+        QTest::addColumn<int>("leaves");   // 0: the root holds the chunks itself
+        QTest::newRow("empty") << 0 << 0;
+        QTest::newRow("1") << 1 << 0;
+        QTest::newRow("4096") << 4096 << 0;
+        QTest::newRow("4097") << 4097 << 2;
+        QTest::newRow("8192") << 8192 << 2;
+        QTest::newRow("8193") << 8193 << 3;
+    }
+    void nodeBoundaries()
+    {
+        // Fixed 64-byte chunks (minimum = maximum): exactly `chunks` of them.
+        QFETCH(int, chunks);
+        QFETCH(int, leaves);
+        QTemporaryDir dir;
+        store::StoreOptions o = tinyChunks();
+        o.chunker = {64, 64, 64};
+        auto s = store::Store::init(dir.filePath("store").toStdString(), o);
+        const QByteArray data = testsupport::randomBytes(qsizetype(chunks) * 64, 70 + uint64_t(chunks));
+        const auto row = upload(*s, "e", data, 100000, 2);
+        Job mj;
+        mj.start();
+        QCOMPARE(s->merge(row.id, mj).chunks, uint64_t(chunks));
+        Tree t;
+        walk(s->pack(), s->entry(row.id)->rootOffset, 0, t);
+        QVERIFY(t.sane);
+        QCOMPARE(int(t.chunks.size()), chunks);
+        QCOMPARE(t.nodesAtDepth[0], 1);
+        QCOMPARE(t.nodesAtDepth[1], leaves);
+        if (chunks > 0)
+            QCOMPARE(t.chunkDepth, leaves ? 2 : 1);
+        QCOMPARE(sha256Hex(restore(*s, row.id)), sha256Hex(data));
+        Job fj;
+        fj.start();
+        QVERIFY(s->fsck(fj).empty());
+    }
+
     void unmergedEntryOfManyNodesMergesWhileStreaming()
     {
         QTemporaryDir dir;
