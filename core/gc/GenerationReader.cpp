@@ -41,10 +41,19 @@ const uint8_t* GenerationReader::window(const Where& w, uint64_t need)
     }
     if (winFile_ == w.file && w.position >= winStart_ && w.position + need <= winStart_ + win_.size())
         return win_.data() + (w.position - winStart_);
-    // Next reads go to smaller positions: end the window a little past this one.
     const uint64_t fileEnd = w.position + w.available;
-    const uint64_t end = std::min(fileEnd, std::max(w.position + need, w.position + kAhead));
-    const uint64_t start = end > kWindow ? end - kWindow : 0;
+    uint64_t start, end;
+    if (winFile_ == w.file && w.position >= winStart_ + win_.size()) {
+        // Past the window's end: a forward scan (a dry run counting dead
+        // objects), so read ahead from here.
+        start = w.position;
+        end = std::min(fileEnd, std::max(w.position + need, w.position + kWindow));
+    } else {
+        // The walk: next reads go to smaller positions, so end the window a
+        // little past this one.
+        end = std::min(fileEnd, std::max(w.position + need, w.position + kAhead));
+        start = end > kWindow ? end - kWindow : 0;
+    }
     win_.resize(end - start);
     const size_t got = w.file->readSomeAt(win_.data(), win_.size(), start);
     win_.resize(got);

@@ -2,9 +2,10 @@
 // started from), whatever swaps happen meanwhile: offsets >= split from the
 // suffix, below it through the mapping into the prefix.
 //
-// readHeader() serves the walk, which reads in decreasing offset order: it
+// readObject() serves the walk, which reads in decreasing offset order: it
 // keeps a read-behind window (1 MiB ending a little past the requested
-// position), so the headers of neighbouring objects cost no system call.
+// position), so the headers of neighbouring objects cost no system call; a
+// read past the window's end (a forward scan of dead ranges) reads ahead.
 // readSpan() serves the copy of what is not in the window: a span may cross old live ranges (a new range
 // straddling the old split, or two old records that became adjacent), so it
 // is read piece by piece.
