@@ -110,7 +110,7 @@ public:
         if (opt_.dryRun)
             job_.setSteps(dryRunStepNames(), {0.1, 1.0});
         else
-            job_.setSteps(gcStepNames(), {0.1, 3.0, 0.3, 4.0, 0.5, 0.3});
+            job_.setSteps(gcStepNames(), {0.1, 7.0, 0.3, 0.5, 0.5, 0.3}); // the walk also copies
         open();
         try {
             traverse();
