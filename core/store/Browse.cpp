@@ -1,5 +1,6 @@
 // Paging queries for the store browser, entry details, and a bulk generator
 // of synthetic catalog rows for tests and benchmarks of the browser.
+#include "core/store/BrowseQuery.h"
 #include "core/store/StoreInternal.h"
 
 #include "core/jobs/Job.h"
@@ -27,8 +28,6 @@ std::optional<SortColumn> parseSortColumn(const std::string& name)
     return it->second;
 }
 
-namespace {
-
 const char* columnOf(SortColumn c)
 {
     switch (c) {
@@ -44,11 +43,6 @@ const char* columnOf(SortColumn c)
     }
     return "id";
 }
-
-struct Where {
-    std::string sql;
-    std::vector<std::string> texts;   // bound in order as ?1, ?2, ...
-};
 
 Where whereOf(const EntryFilter& f)
 {
@@ -73,8 +67,6 @@ Where whereOf(const EntryFilter& f)
     return w;
 }
 
-} // namespace
-
 uint64_t Store::countEntries(const EntryFilter& filter) const
 {
     const Where w = whereOf(filter);
@@ -86,8 +78,8 @@ uint64_t Store::countEntries(const EntryFilter& filter) const
     return uint64_t(q.i64(0));
 }
 
-std::vector<EntryRow> Store::listEntries(const EntryFilter& filter, SortColumn sort, bool descending, uint64_t offset,
-                                         uint64_t limit) const
+std::vector<EntryRow> listWithOffset(const Catalog& catalog, const EntryFilter& filter, SortColumn sort,
+                                     bool descending, uint64_t offset, uint64_t limit)
 {
     const Where w = whereOf(filter);
     const std::string dir = descending ? " DESC" : "";
@@ -95,8 +87,7 @@ std::vector<EntryRow> Store::listEntries(const EntryFilter& filter, SortColumn s
     if (sort != SortColumn::Id)
         sql += std::string(columnOf(sort)) + dir + ", ";
     sql += "id" + dir + " LIMIT ?" + std::to_string(w.texts.size() + 1) + " OFFSET ?" + std::to_string(w.texts.size() + 2);
-    auto lock = d->catalog->lock();
-    auto q = d->catalog->prepare(sql);
+    auto q = catalog.prepare(sql);
     for (size_t i = 0; i < w.texts.size(); ++i)
         q.bindText(int(i + 1), w.texts[i]);
     q.bind(int(w.texts.size() + 1), int64_t(std::min<uint64_t>(limit, INT64_MAX)));
@@ -105,6 +96,13 @@ std::vector<EntryRow> Store::listEntries(const EntryFilter& filter, SortColumn s
     while (q.step())
         rows.push_back(rowFrom(q));
     return rows;
+}
+
+std::vector<EntryRow> Store::listEntries(const EntryFilter& filter, SortColumn sort, bool descending, uint64_t offset,
+                                         uint64_t limit) const
+{
+    auto lock = d->catalog->lock();
+    return listWithOffset(*d->catalog, filter, sort, descending, offset, limit);
 }
 
 EntryDetails Store::entryDetails(int64_t id) const

@@ -95,6 +95,31 @@ CREATE TABLE bench_samples(
 );
 CREATE INDEX bench_samples_run ON bench_samples(run_id);
 )SQL",
+        // 2: change counters of the entries table, kept by triggers so that every
+        // writer (any process, any version from 2 on) bumps them. The browser's
+        // page anchors (row number -> sort key) are valid while `rows` (and, for
+        // a listing sorted by last access, `access`) did not move. A restore only
+        // moves `access`, so it does not invalidate listings sorted otherwise.
+        R"SQL(
+CREATE TABLE entries_generation(
+    id INTEGER PRIMARY KEY CHECK(id = 1),
+    rows INTEGER NOT NULL,
+    access INTEGER NOT NULL
+);
+INSERT INTO entries_generation(id, rows, access) VALUES(1, 0, 0);
+CREATE TRIGGER entries_generation_insert AFTER INSERT ON entries
+BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
+CREATE TRIGGER entries_generation_delete AFTER DELETE ON entries
+BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
+CREATE TRIGGER entries_generation_update AFTER UPDATE ON entries
+WHEN old.id IS NOT new.id OR old.key IS NOT new.key OR old.version IS NOT new.version
+  OR old.scope IS NOT new.scope OR old.size IS NOT new.size OR old.state IS NOT new.state
+  OR old.part_count IS NOT new.part_count OR old.created IS NOT new.created
+BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
+CREATE TRIGGER entries_generation_access AFTER UPDATE OF last_access ON entries
+WHEN old.last_access IS NOT new.last_access
+BEGIN UPDATE entries_generation SET access = access + 1 WHERE id = 1; END;
+)SQL",
     };
     return list;
 }

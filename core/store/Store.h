@@ -68,6 +68,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace cs {
@@ -203,6 +204,29 @@ struct EntryFilter {
 enum class SortColumn { Id, Key, Version, Scope, Size, State, Parts, Created, LastAccess };
 std::optional<SortColumn> parseSortColumn(const std::string& name);   // "key", "size", "last_access", ...
 
+// Where a row sits in a sorted listing: its sort column's value, then its id
+// (rows with equal values are ordered by id). NULL (last_access of an entry
+// never restored) sorts first ascending, last descending. Unused for SortColumn::Id.
+struct SortKey {
+    std::variant<std::monostate, int64_t, double, std::string> value;   // monostate = NULL
+    int64_t id = 0;
+};
+
+// Random access into one listing (filter, sort, direction) without OFFSET
+// walks (Paging.cpp): keys[i] is the key of row (i + 1) * stride - 1, read by
+// one scan of the sort column's index. Valid while the catalog's entry change
+// counters (table entries_generation) equal the ones read with the scan.
+struct PageAnchors {
+    EntryFilter filter;
+    SortColumn sort = SortColumn::Id;
+    bool descending = false;
+    uint64_t stride = 0;
+    uint64_t rows = 0;              // rows of the listing when built
+    std::vector<SortKey> keys;
+    int64_t rowsGeneration = 0;     // entries inserted, deleted or changed
+    int64_t accessGeneration = 0;   // last_access changed (matters when sorted by it)
+};
+
 struct PartInfo {
     uint32_t index = 0;
     uint64_t size = 0;
@@ -292,6 +316,20 @@ public:
     uint64_t countEntries(const EntryFilter& filter) const;
     std::vector<EntryRow> listEntries(const EntryFilter& filter, SortColumn sort, bool descending, uint64_t offset,
                                       uint64_t limit) const;
+    // Keyset paging: the rows after `after` (from the first row when null),
+    // skipping `skip` of them; a seek on (sort column, id), no walk over the rows before.
+    std::vector<EntryRow> listEntriesAfter(const EntryFilter& filter, SortColumn sort, bool descending,
+                                           const SortKey* after, uint64_t skip, uint64_t limit) const;
+    // One scan of the listing (on its own connection, so it does not block
+    // this store's other calls) keeping every stride-th key. Cancellable.
+    PageAnchors buildPageAnchors(const EntryFilter& filter, SortColumn sort, bool descending, Job& job,
+                                 uint64_t stride = 256) const;
+    // The rows listEntries(anchors.filter, .sort, .descending, offset, limit)
+    // returns, by a seek from the anchor at or before offset (skipping fewer
+    // than stride rows). When the entries changed since the anchors were built
+    // the rows are read with OFFSET instead (still exact) and *stale is set.
+    std::vector<EntryRow> listEntries(const PageAnchors& anchors, uint64_t offset, uint64_t limit,
+                                      bool* stale = nullptr) const;
     EntryDetails entryDetails(int64_t id) const;
     // Inserts n catalog rows (scope "synthetic", keys "synthetic/<n>/...",
     // state merged) pointing at a few real tiny shared roots, so they restore

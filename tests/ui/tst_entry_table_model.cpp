@@ -2,7 +2,9 @@
 // uploaded as parts, some merged, plus synthetic rows); a store of 100,000
 // catalog rows opens with only the pages it shows fetched, rows near the end
 // match Store::listEntries, sorting is the catalog's, and the key filter
-// (synchronous and off-thread) narrows the count exactly like countEntries.
+// (synchronous and off-thread) narrows the count exactly like countEntries;
+// deep pages seek from page anchors, and anchors made stale by another
+// connection's writes still give the current rows and are rebuilt.
 #include "common/TestSupport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
@@ -204,6 +206,54 @@ private Q_SLOTS:
         QVERIFY(!model.data(model.index(100, EntryTableModel::Key), EntryTableModel::SortRole).isValid());
         QTRY_VERIFY_WITH_TIMEOUT(model.isRowLoaded(100), 30000);
         QCOMPARE(keyAt(model, 100), QString::fromStdString(pages->listEntries({}, SortColumn::Key, false, 100, 1).front().key));
+    }
+
+    void deepPagesSeekFromAnchors()
+    {
+        std::shared_ptr<Store> pages = Store::open(bigDir_.toStdString());
+        std::shared_ptr<Store> worker = Store::open(bigDir_.toStdString());
+        EntryTableModel model(pages);
+        model.setCountStore(worker);
+        model.setAsyncPages(true);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy ready(&model, &EntryTableModel::anchorsReady);
+        model.sort(EntryTableModel::LastAccess, Qt::DescendingOrder);   // NULLs (never read) last, ties by id
+        QTRY_VERIFY_WITH_TIMEOUT(model.hasAnchors(), 30000);
+        auto rowAt = [&](int row) -> qint64 {
+            model.data(model.index(row, EntryTableModel::Key));
+            if (!model.isRowLoaded(row)) {
+                QSignalSpy changed(&model, &EntryTableModel::dataChanged);
+                if (!changed.wait(30000))
+                    return -1;
+            }
+            return model.data(model.index(row, EntryTableModel::Key), EntryTableModel::EntryIdRole).toLongLong();
+        };
+        for (int row : {int(kBig) - 3, 61234, 256 * 200, 70000}) {
+            const uint64_t before = model.anchoredFetches();
+            const qint64 id = rowAt(row);
+            QCOMPARE(id, qint64(pages->listEntries({}, SortColumn::LastAccess, true, uint64_t(row), 1).front().id));
+            QCOMPARE(model.anchoredFetches(), before + 1);
+        }
+        // Another connection (as another process) adds rows: the anchors are
+        // stale, the next page is still the current catalog's, and the anchors
+        // are rebuilt.
+        auto other = Store::open(bigDir_.toStdString());
+        cs::Job job;
+        other->generateSyntheticEntries(300, job);
+        ready.clear();
+        const uint64_t anchored = model.anchoredFetches();
+        const int row = 40000;
+        QCOMPARE(rowAt(row), qint64(pages->listEntries({}, SortColumn::LastAccess, true, uint64_t(row), 1).front().id));
+        QCOMPARE(model.anchoredFetches(), anchored);
+        QVERIFY(ready.wait(30000));
+        QCOMPARE(rowAt(20000), qint64(pages->listEntries({}, SortColumn::LastAccess, true, 20000, 1).front().id));
+        QCOMPARE(model.anchoredFetches(), anchored + 1);
+        // Synchronous reads (entryAt) use the anchors too.
+        EntryTableModel sync(pages);
+        QTRY_VERIFY_WITH_TIMEOUT(sync.hasAnchors(), 30000);
+        const uint64_t n = pages->countEntries({});
+        QCOMPARE(sync.entryIdAt(int(n) - 2), pages->listEntries({}, SortColumn::Id, false, n - 2, 1).front().id);
+        QCOMPARE(sync.anchoredFetches(), uint64_t(1));
     }
 };
 

@@ -37,8 +37,14 @@ QString displayKey(const std::string& key)
 
 EntryTableModel::EntryTableModel(std::shared_ptr<cs::store::Store> store, std::shared_ptr<cs::store::Store> countStore,
                                  QObject* parent)
-    : QAbstractTableModel(parent), store_(std::move(store)), countStore_(std::move(countStore))
+    : QAbstractTableModel(parent), store_(std::move(store)), countStore_(std::move(countStore)),
+      anchorRebuild_(new QTimer(this))
 {
+    // Stale anchors mean the catalog is changing (uploads, evictions): rebuild
+    // at most this often, pages in between are read with OFFSET.
+    anchorRebuild_->setSingleShot(true);
+    anchorRebuild_->setInterval(1000);
+    connect(anchorRebuild_, &QTimer::timeout, this, &EntryTableModel::startAnchors);
     if (countStore_) {
         startCount(filter_);
         return;
@@ -49,9 +55,14 @@ EntryTableModel::EntryTableModel(std::shared_ptr<cs::store::Store> store, std::s
         lastError_ = QString::fromUtf8(e.what());
         count_ = 0;
     }
+    startAnchors();
 }
 
-EntryTableModel::~EntryTableModel() = default;
+EntryTableModel::~EntryTableModel()
+{
+    if (anchorJob_)
+        anchorJob_->cancel();
+}
 
 SortColumn EntryTableModel::sortColumnOf(int column)
 {
@@ -68,11 +79,18 @@ SortColumn EntryTableModel::sortColumnOf(int column)
     }
 }
 
-void EntryTableModel::dropPages() const
+void EntryTableModel::dropPages()
 {
     pages_.clear();
     lru_.clear();
     wanted_.clear();
+    // The anchors belong to the old listing: drop them before the reset
+    // signals, as views read rows while the model resets.
+    anchorRebuild_->stop();
+    if (anchorJob_)
+        anchorJob_->cancel();
+    anchorJob_.reset();
+    anchors_.reset();
 }
 
 void EntryTableModel::applyFilter(const cs::store::EntryFilter& filter, uint64_t count)
@@ -83,6 +101,61 @@ void EntryTableModel::applyFilter(const cs::store::EntryFilter& filter, uint64_t
     count_ = count;
     dropPages();
     endResetModel();
+    startAnchors();
+}
+
+void EntryTableModel::startAnchors()
+{
+    anchorRebuild_->stop();
+    if (anchorJob_)
+        anchorJob_->cancel();
+    anchorJob_.reset();
+    anchors_.reset();   // pages read with OFFSET until the new ones arrive
+    // A listing of a few pages never walks far: no anchors needed.
+    if (count_ <= uint64_t(kPageRows) * kMaxPages)
+        return;
+    auto job = std::make_shared<cs::Job>("page anchors");
+    anchorJob_ = job;
+    const int generation = generation_;
+    using Anchors = std::shared_ptr<const cs::store::PageAnchors>;
+    auto* watcher = new QFutureWatcher<Anchors>(this);
+    connect(watcher, &QFutureWatcher<Anchors>::finished, this, [this, watcher, generation, job] {
+        watcher->deleteLater();
+        if (job != anchorJob_)
+            return;   // superseded (reset, or rebuilt meanwhile)
+        anchorJob_.reset();
+        Anchors a = watcher->result();
+        if (!a || generation != generation_)
+            return;
+        anchors_ = std::move(a);
+        Q_EMIT anchorsReady();
+    });
+    // buildPageAnchors reads on a connection of its own: the store's
+    // connection stays free for pages meanwhile.
+    auto store = countStore_ ? countStore_ : store_;
+    watcher->setFuture(QtConcurrent::run([store, filter = filter_, sort = sort_, desc = descending_, job]() -> Anchors {
+        try {
+            job->start();
+            return std::make_shared<const cs::store::PageAnchors>(
+                store->buildPageAnchors(filter, sort, desc, *job, uint64_t(kPageRows)));
+        } catch (const std::exception&) {
+            return nullptr;   // cancelled or failed: pages keep using OFFSET
+        }
+    }));
+}
+
+std::vector<EntryRow> EntryTableModel::readPage(const cs::store::Store& store, int page) const
+{
+    const uint64_t offset = uint64_t(page) * kPageRows;
+    if (!anchors_)
+        return store.listEntries(filter_, sort_, descending_, offset, kPageRows);
+    bool stale = false;
+    auto rows = store.listEntries(*anchors_, offset, kPageRows, &stale);
+    if (stale && !anchorRebuild_->isActive() && !anchorJob_)
+        anchorRebuild_->start();
+    else if (!stale)
+        ++anchoredFetches_;
+    return rows;
 }
 
 void EntryTableModel::setKeyFilter(const QString& text)
@@ -164,6 +237,7 @@ void EntryTableModel::sort(int column, Qt::SortOrder order)
     sortSection_ = column;
     dropPages();
     endResetModel();
+    startAnchors();
 }
 
 EntryTableModel::Page* EntryTableModel::cachedPage(int page) const
@@ -202,7 +276,7 @@ const EntryRow* EntryTableModel::rowPtr(int row) const
     if (!p) {
         std::vector<EntryRow> rows;
         try {
-            rows = store_->listEntries(filter_, sort_, descending_, uint64_t(page) * kPageRows, kPageRows);
+            rows = readPage(*store_, page);
         } catch (const std::exception& e) {
             lastError_ = QString::fromUtf8(e.what());
         }
@@ -237,14 +311,22 @@ void EntryTableModel::startNextFetch()
     wanted_.pop_back();
     fetching_ = true;
     const int generation = generation_;
-    using Rows = std::vector<EntryRow>;
-    auto* watcher = new QFutureWatcher<Rows>(this);
-    connect(watcher, &QFutureWatcher<Rows>::finished, this, [this, watcher, page, generation] {
+    struct Fetched {
+        std::vector<EntryRow> rows;
+        bool anchored = false;   // read by a seek from an anchor
+        bool stale = false;      // the anchors no longer match the catalog
+    };
+    auto* watcher = new QFutureWatcher<Fetched>(this);
+    connect(watcher, &QFutureWatcher<Fetched>::finished, this, [this, watcher, page, generation] {
         watcher->deleteLater();
         fetching_ = false;
         if (generation == generation_) {
+            Fetched f = watcher->result();
             ++pageFetches_;
-            insertPage(page, watcher->result());
+            anchoredFetches_ += f.anchored ? 1 : 0;
+            if (f.stale && !anchorRebuild_->isActive() && !anchorJob_)
+                anchorRebuild_->start();
+            insertPage(page, std::move(f.rows));
             const int first = page * kPageRows;
             const int last = std::min(rowCount(), first + kPageRows) - 1;
             if (last >= first)
@@ -252,12 +334,21 @@ void EntryTableModel::startNextFetch()
         }
         startNextFetch();
     });
-    watcher->setFuture(QtConcurrent::run([store = countStore_, filter = filter_, sort = sort_, desc = descending_, page] {
+    watcher->setFuture(QtConcurrent::run([store = countStore_, anchors = anchors_, filter = filter_, sort = sort_,
+                                          desc = descending_, page] {
+        Fetched f;
+        const uint64_t offset = uint64_t(page) * kPageRows;
         try {
-            return store->listEntries(filter, sort, desc, uint64_t(page) * kPageRows, kPageRows);
+            if (anchors) {
+                f.rows = store->listEntries(*anchors, offset, kPageRows, &f.stale);
+                f.anchored = !f.stale;
+            } else {
+                f.rows = store->listEntries(filter, sort, desc, offset, kPageRows);
+            }
         } catch (const std::exception&) {
-            return Rows();   // shown as empty rows; the next refresh reads again
+            f.rows.clear();   // shown as empty rows; the next refresh reads again
         }
+        return f;
     }));
 }
 

@@ -2,8 +2,14 @@
 // the catalog on demand, so a store of millions of entries opens at once.
 //
 // Rows live in a small cache of pages of kPageRows rows (LRU, at most
-// kMaxPages pages), each page one indexed query (Store::listEntries with
-// offset and limit). Sorting is the catalog's ORDER BY (sort() changes the
+// kMaxPages pages), each page one indexed query. After every reset a worker
+// builds page anchors for the listing (Store::buildPageAnchors: the sort key
+// of every kPageRows-th row, one index scan); from then on a page is a keyset
+// seek from its anchor, so a jump to any row (a dragged scrollbar) costs the
+// same as the first page. Until the anchors arrive, and whenever the catalog
+// changed since they were built (the store reports them stale), pages are
+// read with LIMIT/OFFSET, which is exact but walks the skipped rows; stale
+// anchors are rebuilt shortly after. Sorting is the catalog's ORDER BY (sort() changes the
 // query, never sorts in memory), filtering is a key substring in the WHERE
 // clause. rowCount is Store::countEntries for the current filter; with a
 // count store set, a new filter's count runs off the GUI thread and the
@@ -13,12 +19,15 @@
 
 #include <QAbstractTableModel>
 #include <QString>
+#include <QTimer>
 
 #include <list>
 #include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
+
+namespace cs { class Job; }
 
 namespace ui {
 
@@ -69,6 +78,10 @@ public:
     int64_t entryIdAt(int row) const;
     // Rows fetched from the catalog so far (pages x rows), for tests.
     uint64_t pageFetches() const { return pageFetches_; }
+    // Page anchors of the current listing are ready (tests: pages read by a
+    // seek from an anchor so far).
+    bool hasAnchors() const { return anchors_ != nullptr; }
+    uint64_t anchoredFetches() const { return anchoredFetches_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -82,6 +95,8 @@ Q_SIGNALS:
     // The model now shows the filter (after its count arrived).
     void filterApplied(const QString& text, qulonglong count);
     void countFailed(const QString& error);
+    // Page anchors for the current listing arrived (pages now seek).
+    void anchorsReady();
 
 private:
     struct Page {
@@ -95,7 +110,9 @@ private:
     void startNextFetch();
     void applyFilter(const cs::store::EntryFilter& filter, uint64_t count);
     void startCount(const cs::store::EntryFilter& filter);
-    void dropPages() const;
+    void dropPages();
+    void startAnchors();
+    std::vector<cs::store::EntryRow> readPage(const cs::store::Store& store, int page) const;
 
     std::shared_ptr<cs::store::Store> store_;
     std::shared_ptr<cs::store::Store> countStore_;
@@ -114,6 +131,10 @@ private:
     mutable std::list<int> lru_;   // page numbers, most recent first
     mutable uint64_t pageFetches_ = 0;
     mutable QString lastError_;
+    std::shared_ptr<const cs::store::PageAnchors> anchors_;   // for generation_, or null
+    std::shared_ptr<cs::Job> anchorJob_;                      // the build whose result is awaited
+    QTimer* anchorRebuild_ = nullptr;                         // debounces rebuilds of stale anchors
+    mutable uint64_t anchoredFetches_ = 0;
 };
 
 } // namespace ui
