@@ -211,9 +211,14 @@ int runLs(const QStringList& args)
                    .arg(QStringLiteral("sha256"), 12)
                    .arg(QStringLiteral("version scope"))
                    .arg(QStringLiteral("key"));
+    // Pages of 10,000 by id, each a seek after the last id (OFFSET would walk
+    // every row before the page: quadratic on a large catalog).
     const uint64_t page = 10000;
-    for (uint64_t off = 0;; off += page) {
-        const auto rows = store->listEntries({}, SortColumn::Id, false, off, page);
+    SortKey last;
+    for (const SortKey* after = nullptr;; after = &last) {
+        const auto rows = store->listEntriesAfter({}, SortColumn::Id, false, after, 0, page);
+        if (!rows.empty())
+            last.id = rows.back().id;
         for (const auto& e : rows) {
             if (json)
                 list.append(entryJson(e));

@@ -233,7 +233,14 @@ PageAnchors Store::buildPageAnchors(const EntryFilter& filter, SortColumn sort, 
     const Where w = whereOf(filter);
     const std::string dir = descending ? " DESC" : "";
     const std::string col = sort == SortColumn::Id ? "id" : columnOf(sort);
-    std::string sql = "SELECT " + col + ", id FROM entries" + w.sql + " ORDER BY ";
+    // A key substring needs each row's key: walking the sort index would look
+    // every row up in the table in index order (random reads: 1.1 s for 1M
+    // rows sorted by size), while a table scan and a sort of the matches takes
+    // 0.2-0.45 s. Indexed filters (prefix, state, version, scope) keep the
+    // planner's choice; sorted by key or id, the scan is in order already.
+    const bool scanTable = !filter.keyContains.empty() && filter.keyPrefix.empty() && !filter.state
+                           && !filter.version && !filter.scope && sort != SortColumn::Key && sort != SortColumn::Id;
+    std::string sql = "SELECT " + col + ", id FROM entries" + (scanTable ? " NOT INDEXED" : "") + w.sql + " ORDER BY ";
     if (sort != SortColumn::Id)
         sql += col + dir + ", ";
     sql += "id" + dir;
