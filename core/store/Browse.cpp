@@ -210,8 +210,11 @@ void Store::generateSyntheticEntries(uint64_t n, Job& job)
     const double now = nowSeconds();
     static const char* tools[] = {"node-modules", "cargo-registry", "gradle", "pip", "ccache", "go-build", "maven", "yarn"};
     static const char* oses[] = {"Linux", "macOS", "Windows"};
+    // OR FAIL: a statement that cannot abort needs no statement journal (the
+    // change-counter trigger makes every insert a two-row write); a failure
+    // still throws and the transaction rolls back.
     auto ins = d->catalog->prepare(
-        "INSERT INTO entries(key, version, scope, size, sha256, state, root_offset, part_count, created, last_access, "
+        "INSERT OR FAIL INTO entries(key, version, scope, size, sha256, state, root_offset, part_count, created, last_access, "
         "committed, synthetic) VALUES(?1, 'synthetic-v1', 'synthetic', ?2, ?3, 'merged', ?4, ?5, ?6, ?7, ?6, 1)");
     char hex[17];
     for (uint64_t i = 0; i < n; ++i) {

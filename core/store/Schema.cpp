@@ -120,6 +120,33 @@ CREATE TRIGGER entries_generation_access AFTER UPDATE OF last_access ON entries
 WHEN old.last_access IS NOT new.last_access
 BEGIN UPDATE entries_generation SET access = access + 1 WHERE id = 1; END;
 )SQL",
+        // 3: the counter table without constraints. A statement that writes more
+        // than one row (here: through a trigger) and may abort on a constraint
+        // needs a statement journal inside a transaction; with NOT NULL and
+        // CHECK on the counters, every DELETE of an entry (eviction) paid one
+        // (50,000 deletes in one transaction: 0.9 s -> 2.5 s; now 1.3 s).
+        R"SQL(
+CREATE TABLE entries_generation_new(id INTEGER PRIMARY KEY, rows INTEGER, access INTEGER);
+INSERT INTO entries_generation_new(id, rows, access) SELECT id, rows, access FROM entries_generation;
+DROP TRIGGER entries_generation_insert;
+DROP TRIGGER entries_generation_delete;
+DROP TRIGGER entries_generation_update;
+DROP TRIGGER entries_generation_access;
+DROP TABLE entries_generation;
+ALTER TABLE entries_generation_new RENAME TO entries_generation;
+CREATE TRIGGER entries_generation_insert AFTER INSERT ON entries
+BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
+CREATE TRIGGER entries_generation_delete AFTER DELETE ON entries
+BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
+CREATE TRIGGER entries_generation_update AFTER UPDATE ON entries
+WHEN old.id IS NOT new.id OR old.key IS NOT new.key OR old.version IS NOT new.version
+  OR old.scope IS NOT new.scope OR old.size IS NOT new.size OR old.state IS NOT new.state
+  OR old.part_count IS NOT new.part_count OR old.created IS NOT new.created
+BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
+CREATE TRIGGER entries_generation_access AFTER UPDATE OF last_access ON entries
+WHEN old.last_access IS NOT new.last_access
+BEGIN UPDATE entries_generation SET access = access + 1 WHERE id = 1; END;
+)SQL",
     };
     return list;
 }
