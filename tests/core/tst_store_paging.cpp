@@ -4,8 +4,13 @@
 // (ties on the sort value broken by id, NULL last access first ascending).
 // Anchors built before the catalog changed (in this connection, another
 // connection, or by a restore) are detected and still give the current rows.
+// `store ls` pages by seeking after the last id.
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <algorithm>
 #include <random>
@@ -278,6 +283,29 @@ private slots:
         job.start();
         job.cancel();
         STORE_VERIFY_THROWS(cs::Cancelled, store->buildPageAnchors({}, SortColumn::Key, false, job));
+    }
+
+    void storeLsSeeksPageAfterPage()
+    {
+        // `store ls` reads pages of 10,000 by id, each after the last id seen:
+        // every row exactly once, in id order, also across holes in the ids.
+        QTemporaryDir tmp;
+        const std::string dir = tmp.filePath("s").toStdString();
+        {
+            auto store = Store::init(dir);
+            cs::Job job;
+            job.start();
+            store->generateSyntheticEntries(23000, job);
+        }
+        QVERIFY(storetest::sql(dir + "/catalog.db", "DELETE FROM entries WHERE id BETWEEN 9990 AND 10020 OR id % 1000 = 0"));
+        auto store = Store::open(dir);
+        const auto ls = testsupport::cli({"store", "ls", QString::fromStdString(dir), "--json"});
+        QCOMPARE(ls.exitCode, 0);
+        const QJsonArray rows = QJsonDocument::fromJson(ls.out).array();
+        const auto truth = everyRow(*store);
+        QCOMPARE(size_t(rows.size()), truth.size());
+        for (size_t i = 0; i < truth.size(); ++i)
+            QCOMPARE(int64_t(rows[qsizetype(i)].toObject()["id"].toDouble()), truth[i].id);
     }
 
     void oldCatalogGetsTheCounters()
