@@ -1,5 +1,7 @@
 #include "ui/jobs/JobRunner.h"
 
+#include "ui/jobs/Background.h"
+
 #include "core/util/Units.h"
 
 #include <QMetaObject>
@@ -69,7 +71,7 @@ int JobRunner::start(const QString& name, Work work, const QStringList& steps)
         QMetaObject::invokeMethod(this, [this, id, channel] { deliverProgress(id, channel); }, Qt::QueuedConnection);
     });
 
-    futures_.push_back(QtConcurrent::run([this, id, job, work = std::move(work)] {
+    futures_.push_back(runInBackground([this, id, job, work = std::move(work)] {
         std::any value;
         const bool ok = job->run([&](cs::Job& j) { value = work(j); });
         job->setListener({});

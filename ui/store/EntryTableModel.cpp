@@ -1,5 +1,7 @@
 #include "ui/store/EntryTableModel.h"
 
+#include "ui/jobs/Background.h"
+
 #include "core/jobs/Job.h"
 #include "core/util/Units.h"
 
@@ -133,7 +135,7 @@ void EntryTableModel::startAnchors()
     // buildPageAnchors reads on a connection of its own: the store's
     // connection stays free for pages meanwhile.
     auto store = countStore_ ? countStore_ : store_;
-    watcher->setFuture(QtConcurrent::run([store, filter = filter_, sort = sort_, desc = descending_, job]() -> Anchors {
+    watcher->setFuture(runInBackground([store, filter = filter_, sort = sort_, desc = descending_, job]() -> Anchors {
         try {
             job->start();
             return std::make_shared<const cs::store::PageAnchors>(
@@ -198,7 +200,7 @@ void EntryTableModel::startCount(const cs::store::EntryFilter& filter)
         applyFilter(filter, r.count);
         Q_EMIT filterApplied(QString::fromStdString(filter.keyContains), r.count);
     });
-    watcher->setFuture(QtConcurrent::run([store = countStore_, filter] {
+    watcher->setFuture(runInBackground([store = countStore_, filter] {
         CountResult r;
         try {
             r.count = store->countEntries(filter);
@@ -334,7 +336,7 @@ void EntryTableModel::startNextFetch()
         }
         startNextFetch();
     });
-    watcher->setFuture(QtConcurrent::run([store = countStore_, anchors = anchors_, filter = filter_, sort = sort_,
+    watcher->setFuture(runInBackground([store = countStore_, anchors = anchors_, filter = filter_, sort = sort_,
                                           desc = descending_, page] {
         Fetched f;
         const uint64_t offset = uint64_t(page) * kPageRows;
