@@ -23,11 +23,17 @@ GenerationReader::Where GenerationReader::locate(uint64_t offset) const
         const uint64_t pos = offset - c.split;
         return {&g_->suffix, pos, pos < suffixSize_ ? suffixSize_ - pos : 0};
     }
-    const auto r = g_->mapping.find(offset);
-    if (!r)
-        failAt(g_->suffix.path(), offset, "pack offset " + std::to_string(offset)
-                                              + " was collected by an earlier GC but is still referenced");
-    return {&g_->prefix, r->prefixOffset + (offset - r->offset), r->offset + r->length - offset};
+    // The walk reads many objects of one old live range in a row: try the
+    // record found last before searching.
+    if (!(haveLast_ && offset >= last_.offset && offset - last_.offset < last_.length)) {
+        const auto r = g_->mapping.find(offset);
+        if (!r)
+            failAt(g_->suffix.path(), offset, "pack offset " + std::to_string(offset)
+                                                  + " was collected by an earlier GC but is still referenced");
+        last_ = *r;
+        haveLast_ = true;
+    }
+    return {&g_->prefix, last_.prefixOffset + (offset - last_.offset), last_.offset + last_.length - offset};
 }
 
 const uint8_t* GenerationReader::window(const Where& w, uint64_t need)
@@ -43,9 +49,11 @@ const uint8_t* GenerationReader::window(const Where& w, uint64_t need)
         return win_.data() + (w.position - winStart_);
     const uint64_t fileEnd = w.position + w.available;
     uint64_t start, end;
-    if (winFile_ == w.file && w.position >= winStart_ + win_.size()) {
-        // Past the window's end: a forward scan (a dry run counting dead
-        // objects), so read ahead from here.
+    if (winFile_ == w.file && w.position >= winStart_ + win_.size() && w.position < winStart_ + win_.size() + kAhead) {
+        // Just past the window's end: a forward scan (a dry run counting
+        // dead objects), so read ahead from here. (The walk jumps forward
+        // only from one block of a prefix to the end of the next, about a
+        // block away, and goes on downwards from there.)
         start = w.position;
         end = std::min(fileEnd, std::max(w.position + need, w.position + kWindow));
     } else {

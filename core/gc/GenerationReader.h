@@ -51,6 +51,8 @@ private:
     uint64_t winStart_ = 0;
     std::vector<uint8_t> win_;
     std::vector<uint8_t> big_;
+    mutable pack::MappingRecord last_{}; // the record locate() found last
+    mutable bool haveLast_ = false;
 };
 
 } // namespace cs::gc

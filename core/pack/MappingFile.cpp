@@ -2,7 +2,10 @@
 
 #include "core/util/Error.h"
 
+#include <endian.h>
 #include <sys/mman.h>
+
+#include <cstring>
 
 #include <utility>
 
@@ -10,10 +13,9 @@ namespace cs::pack {
 
 static uint64_t getU64(const uint8_t* p)
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i)
-        v = v << 8 | p[i];
-    return v;
+    uint64_t v;
+    std::memcpy(&v, p, 8); // one load: lookups decode millions of fields
+    return le64toh(v);
 }
 
 void encodeMappingRecord(const MappingRecord& r, uint8_t out[kMappingRecordSize])
