@@ -9,15 +9,15 @@
 #include "core/gc/StepMeter.h"
 #include "core/pack/Pack.h"
 #include "core/util/Error.h"
+#include "core/util/KillPoint.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <unistd.h>
-#include <csignal>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -41,18 +41,8 @@ const std::vector<std::string>& dryRunStepNames()
 // CACHESCOPE_GC_KILL_AT=point[:n]: SIGKILL at the n-th time `point` is passed.
 void envKillPoint(const char* point)
 {
-    const char* spec = std::getenv("CACHESCOPE_GC_KILL_AT");
-    if (!spec || !*spec)
-        return;
-    static int seen = 0;
-    std::string s(spec);
-    int n = 1;
-    if (const auto colon = s.rfind(':'); colon != std::string::npos) {
-        n = std::atoi(s.c_str() + colon + 1);
-        s.resize(colon);
-    }
-    if (s == point && ++seen >= n)
-        std::raise(SIGKILL);
+    static std::atomic<int> seen{0};
+    killPointFromEnv("CACHESCOPE_GC_KILL_AT", point, seen);
 }
 
 // present minus live, both sorted and non-overlapping, live within present.

@@ -4,10 +4,9 @@
 
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
+#include "core/util/KillPoint.h"
 
 #include <atomic>
-#include <csignal>
-#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -77,18 +76,8 @@ int Store::Impl::threads() const
 
 void killPoint(const char* point)
 {
-    const char* spec = std::getenv("CACHESCOPE_STORE_KILL_AT");
-    if (!spec || !*spec)
-        return;
     static std::atomic<int> seen{0};
-    std::string s(spec);
-    int n = 1;
-    if (const auto colon = s.rfind(':'); colon != std::string::npos) {
-        n = std::atoi(s.c_str() + colon + 1);
-        s.resize(colon);
-    }
-    if (s == point && ++seen >= n)
-        std::raise(SIGKILL);
+    killPointFromEnv("CACHESCOPE_STORE_KILL_AT", point, seen);
 }
 
 void Store::Impl::removeParts(int64_t id) const

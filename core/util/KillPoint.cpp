@@ -1,0 +1,24 @@
+#include "core/util/KillPoint.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <string>
+
+namespace cs {
+
+void killPointFromEnv(const char* variable, const char* point, std::atomic<int>& seen)
+{
+    const char* spec = std::getenv(variable);
+    if (!spec || !*spec)
+        return;
+    std::string s(spec);
+    int n = 1;
+    if (const auto colon = s.rfind(':'); colon != std::string::npos) {
+        n = std::atoi(s.c_str() + colon + 1);
+        s.resize(colon);
+    }
+    if (s == point && ++seen >= n)
+        std::raise(SIGKILL);
+}
+
+} // namespace cs
