@@ -124,6 +124,26 @@ Catalog::Catalog(const std::string& path, bool create) : path_(path)
     exec("PRAGMA foreign_keys=ON");
 }
 
+void Catalog::withoutFsync(const std::function<void()>& fn)
+{
+    auto held = lock();
+    exec("PRAGMA synchronous=NORMAL");
+    try {
+        fn();
+    } catch (...) {
+        exec("PRAGMA synchronous=FULL");
+        throw;
+    }
+    exec("PRAGMA synchronous=FULL");
+}
+
+int Catalog::synchronousMode() const
+{
+    auto held = lock();
+    Statement q = prepare("PRAGMA synchronous");
+    return q.step() ? int(q.i64(0)) : -1;
+}
+
 Catalog::~Catalog()
 {
     if (db_)

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -65,6 +66,15 @@ public:
     Statement prepare(const std::string& sql) const { return Statement(db_, sql, path_); }
     int64_t lastInsertId() const;
     int changes() const;
+    // Runs fn (its own transactions) with synchronous=NORMAL instead of FULL:
+    // its commits skip the fsync (0.41 -> 0.03 ms per commit on this VM's
+    // disk; milliseconds on a real one). In WAL mode the catalog stays
+    // consistent; a power cut may lose these commits until the next FULL
+    // commit makes them durable. For writes that may be lost (last access
+    // times). Holds the catalog lock, so no other commit on this connection
+    // runs relaxed; FULL is restored even when fn throws.
+    void withoutFsync(const std::function<void()>& fn);
+    int synchronousMode() const; // PRAGMA synchronous: 1 NORMAL, 2 FULL
 
 private:
     std::string path_;
