@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 namespace fs = std::filesystem;
 
@@ -190,8 +191,11 @@ uint32_t Pack::readChunkInto(uint64_t offset, void* out, size_t capacity, Object
     if (declared != h.rawSize)
         throw Error(dir_ + ": chunk at offset " + std::to_string(offset)
                     + ": its zstd frame does not declare the header's raw size");
-    thread_local ZSTD_DCtx* dctx = ZSTD_createDCtx();
-    const size_t n = ZSTD_decompressDCtx(dctx, out, h.rawSize, frame, h.frameSize);
+    // Per thread, freed when the thread ends (see compressChunkFrame).
+    thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (!dctx)
+        throw Error(dir_ + ": cannot create a zstd decompression context (out of memory)");
+    const size_t n = ZSTD_decompressDCtx(dctx.get(), out, h.rawSize, frame, h.frameSize);
     if (ZSTD_isError(n) || n != h.rawSize)
         throw Error(dir_ + ": chunk at offset " + std::to_string(offset) + " does not decode: "
                     + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
