@@ -109,7 +109,7 @@ QVector<ParsedFrame> parseFrames(const QByteArray& file)
 QByteArray mixedBytes(qsizetype size, uint64_t seed)
 {
     QByteArray b = textBytes(size, seed);
-    const QByteArray r = randomBytes(size / 3 + 1, seed + 1);
+    const QByteArray r = randomBytes(size / 3 + 4096, seed + 1); // runs are read from r at i / 3
     for (qsizetype i = 0; i + 4096 <= size; i += 3 * 4096)
         memcpy(b.data() + i, r.constData() + (i / 3), 4096);
     return b;
