@@ -13,7 +13,9 @@ exit 0 or 1 (one error sentence), never a signal or a hang.
 
 DEMO_DIR is what `cachescope-cli demo DIR` makes. Inputs that broke a run
 are kept next to the work files and printed. Point CLI at an ASan build
-(cmake --preset asan) to catch memory errors too."""
+(cmake --preset asan) to catch memory errors too, with an exit code that is
+not 0 or 1 (ASan's default is 1):
+  ASAN_OPTIONS=detect_leaks=0:exitcode=86 scripts/fuzz_cli.py zstd build/asan/app/cachescope-cli DEMO"""
 import glob
 import os
 import random
