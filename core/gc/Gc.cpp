@@ -181,7 +181,7 @@ private:
         st.split = split_;
         st.roots = roots_.size();
         st.before = {old_->suffix.size(), old_->control.prefixBytes, old_->control.mappingRecords * pack::kMappingRecordSize};
-        reader_ = std::make_unique<GenerationReader>(old_);
+        reader_ = std::make_unique<GenerationReader>(old_, bufferBytes(kReadWindowBytes));
         st.steps.push_back(meter.finish());
         hook("open");
     }
@@ -248,13 +248,20 @@ private:
         newFiles_.push_back(prefixPath);
         prefixOut_.emplace(File::create(prefixPath));
         prefix_ = std::make_unique<PrefixWriter>(
-            *prefixOut_, *builder_, opt_.copyBufferBytes,
+            *prefixOut_, *builder_, size_t(bufferBytes(opt_.copyBufferBytes)),
             [this](uint64_t offset, uint8_t* dst, uint64_t n) { reader_->readSpan(offset, dst, n); },
             [this](uint64_t) {
                 job_.checkCancel();
                 hook("copy");
             });
     }
+
+    // The read window and the copy block scale with the data below the split
+    // (a 64th of it, at least 256 KiB) up to their full size: a 14 MiB pack
+    // needs no MiB buffers, and the traversal's memory stays proportional to
+    // what it walks.
+    static constexpr uint64_t kReadWindowBytes = 1u << 20;
+    uint64_t bufferBytes(uint64_t full) const { return std::min<uint64_t>(full, std::max<uint64_t>(split_ / 64, 256u << 10)); }
 
     static std::string mib(uint64_t bytes)
     {

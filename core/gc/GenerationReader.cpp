@@ -7,12 +7,12 @@
 namespace cs::gc {
 
 namespace {
-constexpr uint64_t kWindow = 1u << 20;
-constexpr uint64_t kAhead = 64u << 10; // window ends this far past the requested position
+constexpr uint64_t kMinWindow = 64u << 10;
 }
 
-GenerationReader::GenerationReader(std::shared_ptr<const pack::Generation> g)
-    : g_(std::move(g)), suffixSize_(g_->suffix.size())
+GenerationReader::GenerationReader(std::shared_ptr<const pack::Generation> g, uint64_t windowBytes)
+    : g_(std::move(g)), suffixSize_(g_->suffix.size()), windowBytes_(std::max(windowBytes, kMinWindow)),
+      ahead_(windowBytes_ / 16)
 {
 }
 
@@ -40,7 +40,7 @@ const uint8_t* GenerationReader::window(const Where& w, uint64_t need)
 {
     if (need > w.available)
         failAt(w.file->path(), w.position, "pack object is truncated (wanted " + std::to_string(need) + " bytes)");
-    if (need > kWindow / 2) { // a huge node header: read it on its own
+    if (need > windowBytes_ / 2) { // a huge node header: read it on its own
         big_.resize(need);
         w.file->readAt(big_.data(), need, w.position);
         return big_.data();
@@ -49,18 +49,18 @@ const uint8_t* GenerationReader::window(const Where& w, uint64_t need)
         return win_.data() + (w.position - winStart_);
     const uint64_t fileEnd = w.position + w.available;
     uint64_t start, end;
-    if (winFile_ == w.file && w.position >= winStart_ + win_.size() && w.position < winStart_ + win_.size() + kAhead) {
+    if (winFile_ == w.file && w.position >= winStart_ + win_.size() && w.position < winStart_ + win_.size() + ahead_) {
         // Just past the window's end: a forward scan (a dry run counting
         // dead objects), so read ahead from here. (The walk jumps forward
         // only from one block of a prefix to the end of the next, about a
         // block away, and goes on downwards from there.)
         start = w.position;
-        end = std::min(fileEnd, std::max(w.position + need, w.position + kWindow));
+        end = std::min(fileEnd, std::max(w.position + need, w.position + windowBytes_));
     } else {
         // The walk: next reads go to smaller positions, so end the window a
         // little past this one.
-        end = std::min(fileEnd, std::max(w.position + need, w.position + kAhead));
-        start = end > kWindow ? end - kWindow : 0;
+        end = std::min(fileEnd, std::max(w.position + need, w.position + ahead_));
+        start = end > windowBytes_ ? end - windowBytes_ : 0;
     }
     win_.resize(end - start);
     const size_t got = w.file->readSomeAt(win_.data(), win_.size(), start);

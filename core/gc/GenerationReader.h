@@ -3,7 +3,8 @@
 // suffix, below it through the mapping into the prefix.
 //
 // readObject() serves the walk, which reads in decreasing offset order: it
-// keeps a read-behind window (1 MiB ending a little past the requested
+// keeps a read-behind window (windowBytes, 1 MiB by default, ending a
+// sixteenth of that past the requested
 // position), so the headers of neighbouring objects cost no system call; a
 // read past the window's end (a forward scan of dead ranges) reads ahead.
 // readSpan() serves the copy of what is not in the window: a span may cross old live ranges (a new range
@@ -20,7 +21,7 @@ namespace cs::gc {
 
 class GenerationReader {
 public:
-    explicit GenerationReader(std::shared_ptr<const pack::Generation> g);
+    explicit GenerationReader(std::shared_ptr<const pack::Generation> g, uint64_t windowBytes = 1u << 20);
 
     const pack::Generation& generation() const { return *g_; }
     // Total object size; fills children with child offsets. When bytes is
@@ -49,6 +50,8 @@ private:
     uint64_t suffixSize_ = 0;
     const File* winFile_ = nullptr;
     uint64_t winStart_ = 0;
+    uint64_t windowBytes_;
+    uint64_t ahead_;             // a backward window ends this far past the requested position
     std::vector<uint8_t> win_;
     std::vector<uint8_t> big_;
     mutable pack::MappingRecord last_{}; // the record locate() found last
