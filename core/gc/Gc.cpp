@@ -124,7 +124,7 @@ public:
             st.after = st.before;
             if (catalog_) {
                 try {
-                    result_.runId = catalog_->finish({}, &st, started_, !opt_.dryRun && !catalogFinished_);
+                    result_.runId = catalog_->finish({}, recorded(), started_, !opt_.dryRun && !catalogFinished_);
                 } catch (const std::exception&) {
                     // the original error matters more; gc_state is repaired by the next GC
                 }
@@ -137,6 +137,9 @@ public:
     }
 
 private:
+    // The stats to insert into gc_runs, or nothing for an unrecorded dry run.
+    const GcStats* recorded() const { return opt_.dryRun && !opt_.recordDryRun ? nullptr : &result_.stats; }
+
     void hook(const char* point)
     {
         if (opt_.hook)
@@ -289,8 +292,8 @@ private:
         }
         st.status = "done";
         st.after = st.before;
-        if (catalog_)
-            result_.runId = catalog_->finish({}, &st, started_, false);
+        if (catalog_ && recorded())
+            result_.runId = catalog_->finish({}, recorded(), started_, false);
     }
 
     void writeMapping()

@@ -114,6 +114,9 @@ struct GcOptions {
     // The store's catalog.db; empty for a bare pack.
     std::string catalogPath;
     bool collectRanges = false;          // fill GcResult::liveRanges/deadRanges (dry run or not)
+    // Insert a dry run into the catalog's gc_runs (a GC is always recorded).
+    // The GUI's automatic dry runs (the Reachability view's refreshes) do not.
+    bool recordDryRun = true;
     // The block the walk copies live objects through (PrefixWriter.h): the
     // granularity of the prefix's writes, of cancel checks and of the
     // "copy" hook; live ranges longer than it are copied on their own.

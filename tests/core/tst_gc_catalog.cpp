@@ -195,6 +195,15 @@ private slots:
         QCOMPARE(s.db->chunkOffsets(), rowsBefore);
         QCOMPARE(s.toy->pack().sizes().total(), packBefore.total());
         QCOMPARE(s.db->value("SELECT dry_run FROM gc_runs WHERE id = " + std::to_string(r.runId)), int64_t(1));
+        // An unrecorded dry run (the GUI's refreshes) reports the same and leaves gc_runs alone.
+        const int64_t runs = s.db->value("SELECT count(*) FROM gc_runs");
+        gc::GcOptions quiet;
+        quiet.dryRun = true;
+        quiet.recordDryRun = false;
+        Job qj;
+        const auto q = gc::collectStoreGarbage(s.path(), quiet, qj);
+        QCOMPARE(q.stats.reclaimedBytes, r.stats.reclaimedBytes);
+        QCOMPARE(s.db->value("SELECT count(*) FROM gc_runs"), runs);
         // A real run afterwards reclaims what the dry run announced.
         const auto real = s.gc();
         QCOMPARE(real.stats.reclaimedBytes, r.stats.reclaimedBytes);

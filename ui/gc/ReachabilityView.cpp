@@ -164,6 +164,7 @@ void ReachabilityView::refresh()
         auto pack = cs::pack::Pack::open(dir + "/pack", false);
         cs::gc::GcOptions options;
         options.dryRun = true;
+        options.recordDryRun = false; // a view refresh, not a run the user asked for
         options.collectRanges = true;
         options.catalogPath = dir + "/catalog.db";
         auto out = std::make_shared<DryRun>();
