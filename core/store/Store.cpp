@@ -129,32 +129,25 @@ std::vector<pack::ChildRef> Store::Impl::chunkList(uint64_t root, std::vector<Ob
         const Frame f = stack.back();
         stack.pop_back();
         const pack::ObjectHeader h = pack->readHeader(f.offset);
-        if (h.kind == pack::ObjectKind::Chunk) {
-            if (objects) {
-                ObjectInfo o;
-                o.kind = ObjectInfo::Chunk;
-                o.offset = f.offset;
-                o.storedBytes = h.totalBytes;
-                o.logicalSize = h.rawSize;
-                o.position = position;
-                o.depth = f.depth;
+        const bool chunk = h.kind == pack::ObjectKind::Chunk;
+        if (objects) {
+            ObjectInfo o;
+            o.kind = chunk ? ObjectInfo::Chunk : ObjectInfo::Node;
+            o.offset = f.offset;
+            o.storedBytes = h.totalBytes;
+            o.logicalSize = chunk ? h.rawSize : h.logicalSize;
+            o.position = position;
+            o.depth = f.depth;
+            if (chunk)
                 o.sha256 = hexOf(h.sha256);
-                objects->push_back(o);
-            }
+            else
+                o.children = uint32_t(h.children.size());
+            objects->push_back(std::move(o));
+        }
+        if (chunk) {
             chunks.push_back({f.offset, h.rawSize});
             position += h.rawSize;
             continue;
-        }
-        if (objects) {
-            ObjectInfo o;
-            o.kind = ObjectInfo::Node;
-            o.offset = f.offset;
-            o.storedBytes = h.totalBytes;
-            o.logicalSize = h.logicalSize;
-            o.position = position;
-            o.depth = f.depth;
-            o.children = uint32_t(h.children.size());
-            objects->push_back(o);
         }
         for (auto it = h.children.rbegin(); it != h.children.rend(); ++it)
             stack.push_back({it->offset, f.depth + 1});
