@@ -458,8 +458,19 @@ private slots:
         std::set<QString> liveFolders;
         for (const auto& l : f.live)
             liveFolders.insert(f.partsDir(l.id));
+        // A removed path is an orphan, or the trash name (<orphan>.orphan.<pid>.<n>)
+        // a reserve gave an orphan when it set it aside: under load the repair can
+        // see that trash before the reserve deletes it, and removing it is right.
+        const auto isOrphanOrItsTrash = [&](const QString& path) {
+            if (orphans.count(path))
+                return true;
+            for (const auto& o : orphans)
+                if (path.startsWith(o + ".orphan."))
+                    return true;
+            return false;
+        };
         for (const auto& path : removed)
-            QVERIFY2(orphans.count(path), qPrintable(path));
+            QVERIFY2(isOrphanOrItsTrash(path), qPrintable(path));
         for (const auto& path : orphans)
             QVERIFY2(removed.count(path) || liveFolders.count(path), qPrintable(path));
         QVERIFY(liveFolders.count(*orphans.rbegin()));
