@@ -49,7 +49,7 @@ std::unique_ptr<ActionsCache> ActionsCache::open(const std::string& dbPath, cons
     std::unique_ptr<ActionsCache> c(new ActionsCache());
     c->dbPath_ = dbPath;
     c->storageDir_ = storageDir;
-    c->db_ = std::make_unique<store::Catalog>(dbPath, false);
+    c->db_ = std::make_unique<store::Catalog>(dbPath, store::OpenMode::ReadOnly);
     for (const char* table : {"cache_entries", "storage_locations", "uploads"}) {
         auto s = c->db_->prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
         s.bindText(1, table);
@@ -221,16 +221,17 @@ std::vector<ActionsMergeResult> ActionsCache::merge(const std::vector<std::strin
             throw;
         }
         const int64_t now = nowMs();
+        store::Catalog writer(dbPath_, store::OpenMode::ForeignWrite);
         {
-            store::Transaction tx(*db_, store::Transaction::Immediate);
-            auto s = db_->prepare("UPDATE storage_locations SET mergeStartedAt = COALESCE(mergeStartedAt, ?), "
+            store::Transaction tx(writer, store::Transaction::Immediate);
+            auto s = writer.prepare("UPDATE storage_locations SET mergeStartedAt = COALESCE(mergeStartedAt, ?), "
                                   "mergedAt = ? WHERE id = ?");
             s.bind(1, now).bind(2, now).bindText(3, e.locationId).run();
             tx.commit();
         }
         {
-            store::Transaction tx(*db_, store::Transaction::Immediate);
-            auto s = db_->prepare("UPDATE storage_locations SET partsDeletedAt = ? WHERE id = ?");
+            store::Transaction tx(writer, store::Transaction::Immediate);
+            auto s = writer.prepare("UPDATE storage_locations SET partsDeletedAt = ? WHERE id = ?");
             s.bind(1, now).bindText(2, e.locationId).run();
             tx.commit();
         }
@@ -257,14 +258,15 @@ std::vector<ActionsEntry> ActionsCache::evict(const ActionsEvictPolicy& policy, 
     }
     if (policy.dryRun)
         return victims;
+    store::Catalog writer(dbPath_, store::OpenMode::ForeignWrite);
     for (size_t i = 0; i < victims.size(); ++i) {
         job.checkCancel();
         job.setStepProgress(i, victims.size());
         const auto& e = victims[i];
         {
-            store::Transaction tx(*db_, store::Transaction::Immediate);
-            db_->prepare("DELETE FROM cache_entries WHERE id = ?").bindText(1, e.id).run();
-            db_->prepare("DELETE FROM storage_locations WHERE id = ?").bindText(1, e.locationId).run();
+            store::Transaction tx(writer, store::Transaction::Immediate);
+            writer.prepare("DELETE FROM cache_entries WHERE id = ?").bindText(1, e.id).run();
+            writer.prepare("DELETE FROM storage_locations WHERE id = ?").bindText(1, e.locationId).run();
             tx.commit();
         }
         std::error_code ec;

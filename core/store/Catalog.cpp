@@ -2,8 +2,15 @@
 
 #include "core/util/Error.h"
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <utility>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace cs::store {
 
@@ -109,24 +116,150 @@ std::string Statement::blob(int col) const
     return p ? std::string(p, size_t(n)) : std::string();
 }
 
-Catalog::Catalog(const std::string& path, bool create) : path_(path)
+Catalog::Catalog(const std::string& path, bool create)
+    : Catalog(path, create ? OpenMode::Create : OpenMode::ReadWrite)
 {
-    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+}
+
+namespace {
+
+bool pathExists(const std::string& path)
+{
+    struct stat st;
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+// "file:" URI of a path, every byte but unreserved ones and '/' escaped, so
+// '?', '#' and '%' in a folder name stay part of the path.
+std::string fileUri(const std::string& path)
+{
+    static const char* hex = "0123456789ABCDEF";
+    std::string uri = "file:";
+    for (const unsigned char c : path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+            uri += char(c);
+        } else {
+            uri += '%';
+            uri += hex[c >> 4];
+            uri += hex[c & 15];
+        }
+    }
+    return uri;
+}
+
+// Read-only connections wait this long for a writer's lock; native ones 60 s.
+constexpr int kForeignBusyTimeoutMs = 15000;
+
+} // namespace
+
+std::string Catalog::journalModeOnDisk(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        failErrno(path, "cannot open the database");
+    unsigned char header[100];
+    ssize_t got = 0;
+    while (got < ssize_t(sizeof header)) {
+        const ssize_t n = ::pread(fd, header + got, sizeof header - size_t(got), got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += n;
+    }
+    ::close(fd);
+    if (got == 0)
+        return "delete"; // an empty file is an empty database to SQLite
+    if (got < ssize_t(sizeof header) || std::memcmp(header, "SQLite format 3", 16) != 0)
+        fail(path, "not an SQLite database (no SQLite header in its first 100 bytes)");
+    // Bytes 18 and 19 are the write and read format versions: 2 means WAL.
+    return header[18] == 2 && header[19] == 2 ? "wal" : "delete";
+}
+
+Catalog::Catalog(const std::string& path, OpenMode mode) : path_(path), mode_(mode)
+{
+    int flags = SQLITE_OPEN_NOMUTEX;
+    std::string name = path;
+    switch (mode) {
+    case OpenMode::Create:
+        flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        break;
+    case OpenMode::ReadWrite:
+    case OpenMode::ForeignWrite:
+        flags |= SQLITE_OPEN_READWRITE;
+        break;
+    case OpenMode::ReadOnly: {
+        flags |= SQLITE_OPEN_READONLY;
+        if (!pathExists(path))
+            fail(path, "no such database");
+        // A WAL database read by SQLite gets a -wal and a -shm even on a
+        // read-only connection. Without a -wal file no server has it open
+        // and every page is in the main file: read it as immutable, which
+        // creates nothing (a server starting during a read could race it;
+        // reads are one short transaction). A -wal without its -shm would
+        // need a -shm created: refuse rather than change the folder.
+        if (journalModeOnDisk(path) == "wal") {
+            const bool wal = pathExists(path + "-wal"), shm = pathExists(path + "-shm");
+            if (!wal) {
+                flags |= SQLITE_OPEN_URI;
+                name = fileUri(path) + "?immutable=1";
+            } else if (!shm) {
+                fail(path, "is in WAL mode and has a -wal file but no -shm file; reading it would create one "
+                           "(open it once with the server, or copy the folder and read the copy)");
+            }
+        }
+        break;
+    }
+    }
+    if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
         db_ = nullptr;
-        fail(path, "cannot open the store catalog: " + msg);
+        fail(path, std::string(mode == OpenMode::ReadOnly || mode == OpenMode::ForeignWrite
+                                   ? "cannot open the database: "
+                                   : "cannot open the store catalog: ")
+                       + msg);
     }
-    sqlite3_busy_timeout(db_, 60000);
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=FULL");
-    exec("PRAGMA foreign_keys=ON");
+    try {
+        switch (mode) {
+        case OpenMode::Create:
+        case OpenMode::ReadWrite:
+            sqlite3_busy_timeout(db_, 60000);
+            exec("PRAGMA journal_mode=WAL");
+            exec("PRAGMA synchronous=FULL");
+            exec("PRAGMA foreign_keys=ON");
+            break;
+        case OpenMode::ForeignWrite:
+            // Connection settings only: nothing here writes to the file.
+            sqlite3_busy_timeout(db_, kForeignBusyTimeoutMs);
+            exec("PRAGMA synchronous=FULL");
+            exec("PRAGMA foreign_keys=ON");
+            break;
+        case OpenMode::ReadOnly:
+            sqlite3_busy_timeout(db_, kForeignBusyTimeoutMs);
+            exec("PRAGMA query_only=1");
+            break;
+        }
+        if (mode != OpenMode::Create) {
+            // Reads the schema now, so a file that is not a database fails
+            // here in one sentence and not in the first query.
+            Statement probe = prepare("SELECT count(*) FROM sqlite_master");
+            probe.step();
+        }
+    } catch (...) {
+        sqlite3_close(db_);
+        db_ = nullptr;
+        throw;
+    }
 }
 
 void Catalog::withoutFsync(const std::function<void()>& fn)
 {
     auto held = lock();
+    if (mode_ == OpenMode::ReadOnly) {
+        fn();
+        return;
+    }
     exec("PRAGMA synchronous=NORMAL");
     try {
         fn();
@@ -165,6 +298,8 @@ int Catalog::changes() const { return sqlite3_changes(db_); }
 
 Transaction::Transaction(Catalog& catalog, Kind kind) : catalog_(catalog), lock_(catalog.lock())
 {
+    if (kind == Immediate && catalog.readOnly())
+        fail(catalog.path(), "opened read-only: this write was refused");
     catalog_.exec(kind == Immediate ? "BEGIN IMMEDIATE" : "BEGIN");
     open_ = true;
 }

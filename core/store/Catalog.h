@@ -1,7 +1,18 @@
-// A thin SQLite layer for the store catalog: one connection guarded by a
-// recursive mutex (hold Catalog::Lock for a whole transaction), prepared
-// statements with typed binds, and RAII transactions. Cross-process
-// concurrency is SQLite's: WAL mode, busy_timeout, BEGIN IMMEDIATE for writes.
+// The one SQLite layer: every database cachescope opens (its own store
+// catalog and a foreign server's database) goes through Catalog. One
+// connection guarded by a recursive mutex (hold Catalog::Lock for a whole
+// transaction), prepared statements with typed binds, RAII transactions.
+// Cross-process concurrency is SQLite's: busy_timeout, BEGIN IMMEDIATE for
+// writes. The open mode decides what the connection may change:
+//   Create, ReadWrite  the native store: WAL, synchronous=FULL, foreign keys.
+//   ReadOnly           any database we must not change (a foreign server's,
+//                      a read-only native store): SQLITE_OPEN_READONLY and
+//                      query_only, no pragma that writes, the journal mode as
+//                      found, and no -wal/-shm created where there were none.
+//   ForeignWrite       a foreign database we were asked to write (merge,
+//                      evict): read-write, but its journal mode as found
+//                      (never switched to WAL), synchronous=FULL and foreign
+//                      keys for this connection only.
 #pragma once
 #include <sqlite3.h>
 
@@ -49,9 +60,15 @@ private:
     std::string path_;
 };
 
+enum class OpenMode { Create, ReadWrite, ReadOnly, ForeignWrite };
+
 class Catalog {
 public:
-    // Opens (creating when create) the SQLite file in WAL mode with a busy timeout.
+    // Opens the SQLite file in `mode` (see the top of this file) with a busy
+    // timeout; throws cs::Error naming the path. ReadOnly and ForeignWrite
+    // never create the file.
+    Catalog(const std::string& path, OpenMode mode);
+    // The native store's modes: Create when create, else ReadWrite.
     Catalog(const std::string& path, bool create);
     ~Catalog();
     Catalog(const Catalog&) = delete;
@@ -61,6 +78,8 @@ public:
     Lock lock() const { return Lock(mutex_); }
 
     const std::string& path() const { return path_; }
+    OpenMode mode() const { return mode_; }
+    bool readOnly() const { return mode_ == OpenMode::ReadOnly; }
     sqlite3* handle() const { return db_; }
     void exec(const std::string& sql);
     Statement prepare(const std::string& sql) const { return Statement(db_, sql, path_); }
@@ -72,12 +91,19 @@ public:
     // consistent; a power cut may lose these commits until the next FULL
     // commit makes them durable. For writes that may be lost (last access
     // times). Holds the catalog lock, so no other commit on this connection
-    // runs relaxed; FULL is restored even when fn throws.
+    // runs relaxed; FULL is restored even when fn throws. In ReadOnly mode
+    // it only runs fn (nothing to commit).
     void withoutFsync(const std::function<void()>& fn);
     int synchronousMode() const; // PRAGMA synchronous: 1 NORMAL, 2 FULL
 
+    // The journal mode as the file says (header bytes 18-19): "wal" or
+    // "delete" (any rollback journal), read from the file without SQLite, so
+    // asking changes nothing. Throws when the file is not an SQLite database.
+    static std::string journalModeOnDisk(const std::string& path);
+
 private:
     std::string path_;
+    OpenMode mode_ = OpenMode::ReadWrite;
     sqlite3* db_ = nullptr;
     mutable std::recursive_mutex mutex_;
 };

@@ -1,6 +1,9 @@
 // The catalog connection: commits are fsynced (synchronous=FULL) except
-// inside Catalog::withoutFsync, which restores FULL however it ends.
+// inside Catalog::withoutFsync, which restores FULL however it ends. The open
+// modes: a read-only open of a foreign database changes no byte of its
+// folder, creates no -wal/-shm and leaves its journal mode as it was.
 #include "common/TestSupport.h"
+#include "common/TreeHash.h"
 #include "core/store/Catalog.h"
 #include "core/util/Error.h"
 
@@ -9,9 +12,152 @@
 using namespace cs;
 using namespace cs::store;
 
+namespace {
+
+// A database written the way better-sqlite3 leaves it (rollback journal,
+// "delete") or in WAL mode, by SQLite directly and closed.
+void makeDatabase(const QString& path, const char* journalMode)
+{
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+    const std::string sql = std::string("PRAGMA journal_mode=") + journalMode
+                            + "; CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);"
+                              " INSERT INTO t(v) VALUES ('a'), ('b'), ('c');";
+    QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    QCOMPARE(sqlite3_close(db), SQLITE_OK);
+}
+
+int64_t rowsOf(Catalog& c)
+{
+    auto q = c.prepare("SELECT count(*) FROM t");
+    return q.step() ? q.i64(0) : -1;
+}
+
+} // namespace
+
 class TestStoreCatalog : public QObject {
     Q_OBJECT
 private slots:
+    void readOnlyChangesNoByteOfADeleteModeDatabase()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("sqlite.db");
+        makeDatabase(path, "delete");
+        QCOMPARE(Catalog::journalModeOnDisk(path.toStdString()), std::string("delete"));
+        const auto before = testsupport::hashTree(dir.path());
+        {
+            Catalog c(path.toStdString(), OpenMode::ReadOnly);
+            QVERIFY(c.readOnly());
+            QCOMPARE(rowsOf(c), int64_t(3));
+            {
+                Transaction read(c, Transaction::Deferred);
+                QCOMPARE(rowsOf(c), int64_t(3));
+            }
+            // Writes are refused, by us and by SQLite.
+            QVERIFY_THROWS_EXCEPTION(cs::Error, Transaction(c, Transaction::Immediate));
+            QVERIFY_THROWS_EXCEPTION(cs::Error, c.exec("INSERT INTO t(v) VALUES ('d')"));
+            QVERIFY_THROWS_EXCEPTION(cs::Error, c.exec("PRAGMA journal_mode=WAL; CREATE TABLE u(x)"));
+            c.withoutFsync([&] { QCOMPARE(rowsOf(c), int64_t(3)); });
+        }
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(dir.path())), QStringList());
+        QVERIFY(!QFile::exists(path + "-wal"));
+        QVERIFY(!QFile::exists(path + "-shm"));
+        QVERIFY(!QFile::exists(path + "-journal"));
+        QCOMPARE(Catalog::journalModeOnDisk(path.toStdString()), std::string("delete"));
+    }
+
+    void readOnlyCreatesNoWalFilesForAClosedWalDatabase()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("sqlite.db");
+        makeDatabase(path, "wal");
+        QVERIFY(!QFile::exists(path + "-wal")); // SQLite removes them on the last close
+        QCOMPARE(Catalog::journalModeOnDisk(path.toStdString()), std::string("wal"));
+        const auto before = testsupport::hashTree(dir.path());
+        {
+            Catalog c(path.toStdString(), OpenMode::ReadOnly);
+            QCOMPARE(rowsOf(c), int64_t(3));
+        }
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(dir.path())), QStringList());
+    }
+
+    void readOnlySeesWhatALiveWalWriterCommitted()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("sqlite.db");
+        makeDatabase(path, "wal");
+        // A "server" connection that stays open keeps -wal and -shm, with
+        // committed rows still in the WAL.
+        sqlite3* server = nullptr;
+        QCOMPARE(sqlite3_open(path.toUtf8().constData(), &server), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(server, "PRAGMA wal_autocheckpoint=0; INSERT INTO t(v) VALUES ('d')", nullptr, nullptr,
+                              nullptr),
+                 SQLITE_OK);
+        QVERIFY(QFile::exists(path + "-wal"));
+        {
+            Catalog c(path.toStdString(), OpenMode::ReadOnly);
+            QCOMPARE(rowsOf(c), int64_t(4));
+        }
+        QCOMPARE(sqlite3_close(server), SQLITE_OK);
+    }
+
+    void readOnlyOfAMissingOrForeignFileIsOneErrorAndCreatesNothing()
+    {
+        QTemporaryDir dir;
+        const QString missing = dir.filePath("nothing.db");
+        try {
+            Catalog c(missing.toStdString(), OpenMode::ReadOnly);
+            QFAIL("opened a missing database");
+        } catch (const cs::Error& e) {
+            QVERIFY2(QString(e.what()).contains("nothing.db: no such database"), e.what());
+        }
+        QVERIFY(QDir(dir.path()).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden));
+
+        const QString garbage = dir.filePath("garbage.db");
+        QVERIFY(testsupport::writeFile(garbage, QByteArray(4096, 'x')));
+        const auto before = testsupport::hashTree(dir.path());
+        try {
+            Catalog c(garbage.toStdString(), OpenMode::ReadOnly);
+            QFAIL("opened a file that is not a database");
+        } catch (const cs::Error& e) {
+            QVERIFY2(QString(e.what()).contains("garbage.db: not an SQLite database"), e.what());
+        }
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(dir.path())), QStringList());
+    }
+
+    void foreignWriteKeepsTheJournalMode()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("sqlite.db");
+        makeDatabase(path, "delete");
+        {
+            Catalog c(path.toStdString(), OpenMode::ForeignWrite);
+            Transaction tx(c, Transaction::Immediate);
+            c.exec("INSERT INTO t(v) VALUES ('d')");
+            tx.commit();
+            QCOMPARE(rowsOf(c), int64_t(4));
+            QCOMPARE(c.synchronousMode(), 2);
+        }
+        QCOMPARE(Catalog::journalModeOnDisk(path.toStdString()), std::string("delete"));
+        QVERIFY(!QFile::exists(path + "-wal"));
+        QVERIFY(!QFile::exists(path + "-shm"));
+        QVERIFY_THROWS_EXCEPTION(cs::Error, Catalog(dir.filePath("absent.db").toStdString(), OpenMode::ForeignWrite));
+        QVERIFY(!QFile::exists(dir.filePath("absent.db")));
+    }
+
+    void nativeModesUseWal()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("catalog.db").toStdString();
+        {
+            Catalog c(path, OpenMode::Create);
+            c.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)");
+        }
+        QCOMPARE(Catalog::journalModeOnDisk(path), std::string("wal"));
+        Catalog c(path, OpenMode::ReadWrite);
+        QCOMPARE(c.synchronousMode(), 2);
+    }
+
     void withoutFsyncRelaxesOnlyInside()
     {
         QTemporaryDir dir;
