@@ -3,101 +3,18 @@
 #include "Command.h"
 
 #include "core/frames/FrameLayout.h"
+#include "core/frames/FrameLayoutJson.h"
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 #include "core/util/Units.h"
 
-#include <QJsonArray>
-#include <QJsonObject>
+#include <cstdio>
 
 namespace cli {
 
 namespace {
 
 QString hex32(uint32_t v) { return QStringLiteral("0x%1").arg(v, 8, 16, QLatin1Char('0')); }
-
-QJsonValue optionalSize(const std::optional<uint64_t>& v) { return v ? QJsonValue(double(*v)) : QJsonValue(); }
-
-QJsonObject blockCounts(const cs::FrameInfo& f)
-{
-    return {{QStringLiteral("raw"), double(f.blocks[0])},
-            {QStringLiteral("rle"), double(f.blocks[1])},
-            {QStringLiteral("compressed"), double(f.blocks[2])}};
-}
-
-QJsonObject frameJson(const cs::FrameInfo& f, bool withBlocks)
-{
-    QJsonObject o{
-        {QStringLiteral("index"), double(f.index)},
-        {QStringLiteral("offset"), double(f.offset)},
-        {QStringLiteral("kind"), QString::fromLatin1(cs::frameKindName(f.kind))},
-        {QStringLiteral("magic"), hex32(f.magic)},
-        {QStringLiteral("role"), f.kind == cs::FrameKind::Skippable
-                                     ? QJsonValue(QString::fromLatin1(cs::skippableRoleName(f.role)))
-                                     : QJsonValue()},
-        {QStringLiteral("header_size"), double(f.headerSize)},
-        {QStringLiteral("compressed_size"), double(f.compressedSize)},
-        {QStringLiteral("content_size"), optionalSize(f.contentSize)},
-        {QStringLiteral("window_size"), double(f.windowSize)},
-        {QStringLiteral("dictionary_id"), double(f.dictionaryId)},
-        {QStringLiteral("checksum"), f.checksum},
-        {QStringLiteral("single_segment"), f.singleSegment},
-        {QStringLiteral("blocks"), blockCounts(f)},
-    };
-    if (withBlocks && f.kind == cs::FrameKind::Zstd) {
-        QJsonArray list;
-        for (const auto& b : f.blockList)
-            list.append(QJsonObject{{QStringLiteral("offset"), double(b.offset)},
-                                    {QStringLiteral("type"), QString::fromLatin1(cs::blockTypeName(b.type))},
-                                    {QStringLiteral("size"), double(b.size)},
-                                    {QStringLiteral("content_size"),
-                                     b.type == cs::BlockType::Compressed ? QJsonValue() : QJsonValue(double(b.contentSize))},
-                                    {QStringLiteral("last"), b.last}});
-        o.insert(QStringLiteral("block_list"), list);
-    }
-    return o;
-}
-
-QJsonDocument layoutJson(const cs::FrameLayout& layout, bool withBlocks)
-{
-    QJsonArray frames;
-    for (const auto& f : layout.frames)
-        frames.append(frameJson(f, withBlocks));
-    QJsonValue seekTable;
-    if (layout.seekTable) {
-        const auto& t = *layout.seekTable;
-        seekTable = QJsonObject{{QStringLiteral("offset"), double(t.offset)},
-                                {QStringLiteral("frames"), double(t.frames)},
-                                {QStringLiteral("checksums"), t.checksums},
-                                {QStringLiteral("consistent"), t.consistent},
-                                {QStringLiteral("problem"), t.consistent ? QJsonValue() : QJsonValue(QString::fromStdString(t.problem))}};
-    }
-    const auto& s = layout.summary;
-    QJsonObject largest;
-    if (!layout.frames.empty())
-        largest = {{QStringLiteral("index"), double(s.largestFrameIndex)},
-                   {QStringLiteral("offset"), double(layout.frames[s.largestFrameIndex].offset)},
-                   {QStringLiteral("compressed_size"), double(s.largestFrameSize)}};
-    const QJsonObject summary{
-        {QStringLiteral("zstd_frames"), double(s.zstdFrames)},
-        {QStringLiteral("skippable_frames"), double(s.skippableFrames)},
-        {QStringLiteral("sized_frames"), double(s.sizedFrames)},
-        {QStringLiteral("unsized_frames"), double(s.unsizedFrames)},
-        {QStringLiteral("file_size"), double(s.fileSize)},
-        {QStringLiteral("compressed_size"), double(s.compressedSize)},
-        {QStringLiteral("content_size"), optionalSize(s.contentSize)},
-        {QStringLiteral("ratio"), s.ratio},
-        {QStringLiteral("largest_frame"), layout.frames.empty() ? QJsonValue() : QJsonValue(largest)},
-        {QStringLiteral("all_checksummed"), s.allChecksummed},
-        {QStringLiteral("parallel"), QJsonObject{{QStringLiteral("splittable"), s.parallel.splittable},
-                                                 {QStringLiteral("pieces"), double(s.parallel.pieces)},
-                                                 {QStringLiteral("reason"), QString::fromStdString(s.parallel.reason)}}},
-    };
-    return QJsonDocument(QJsonObject{{QStringLiteral("file"), QString::fromStdString(layout.path)},
-                                     {QStringLiteral("frames"), frames},
-                                     {QStringLiteral("seek_table"), seekTable},
-                                     {QStringLiteral("summary"), summary}});
-}
 
 QString size(uint64_t bytes) { return QString::fromStdString(cs::formatSize(bytes)); }
 
@@ -170,7 +87,7 @@ QString layoutText(const cs::FrameLayout& layout, bool withBlocks)
         out += QStringLiteral("ratio:        %1\n").arg(s.ratio, 0, 'f', 3);
     if (!layout.frames.empty())
         out += QStringLiteral("largest:      frame %1 at offset %2, %3\n")
-                   .arg(s.largestFrameIndex).arg(layout.frames[s.largestFrameIndex].offset).arg(size(s.largestFrameSize));
+                   .arg(s.largestFrameIndex).arg(s.largestFrameOffset).arg(size(s.largestFrameSize));
     out += QStringLiteral("checksums:    %1\n").arg(s.allChecksummed ? QStringLiteral("every zstd frame") : QStringLiteral("not on every zstd frame"));
     if (layout.seekTable) {
         const auto& t = *layout.seekTable;
@@ -207,17 +124,23 @@ int runFrames(const QStringList& args)
     cs::FrameScanOptions options;
     options.blocks = parser.isSet(QStringLiteral("blocks"));
     cs::Job job("frames");
-    cs::FrameLayout layout;
+    const std::string path = positional[0].toStdString();
     try {
-        layout = cs::scanFrames(positional[0].toStdString(), options, job);
+        if (parser.isSet(QStringLiteral("json"))) {
+            // Streamed: memory does not grow with the frame count.
+            cs::writeFrameLayoutJson(path, options, job, [](std::string_view text) {
+                if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
+                    cs::failErrno("stdout", "cannot write the layout");
+            });
+            if (std::fflush(stdout) != 0)
+                cs::failErrno("stdout", "cannot write the layout");
+        } else {
+            printOut(layoutText(cs::scanFrames(path, options, job), options.blocks));
+        }
     } catch (const cs::Error& e) {
         printError(QString::fromStdString(e.what()));
         return Failure;
     }
-    if (parser.isSet(QStringLiteral("json")))
-        printJson(layoutJson(layout, options.blocks));
-    else
-        printOut(layoutText(layout, options.blocks));
     return Ok;
 }
 

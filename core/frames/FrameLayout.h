@@ -13,6 +13,7 @@
 //    holding the next frame's compressed size).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,7 +55,10 @@ struct SeekTableInfo {
     uint32_t frames = 0;
     bool checksums = false;
     struct Entry { uint32_t compressedSize; uint32_t decompressedSize; uint32_t checksum; };
-    std::vector<Entry> entries;  // empty when the entry count does not match the zstd frames
+    // Empty when the entry count does not match the zstd frames, and in a
+    // streaming scan (scanFramesStreaming checks each entry as its frame
+    // passes and keeps none).
+    std::vector<Entry> entries;
     // Whether the entries match the zstd frames before the table (count,
     // compressed sizes, declared content sizes); problem says how they differ.
     bool consistent = true;
@@ -77,6 +81,7 @@ struct FrameSummary {
     std::optional<uint64_t> contentSize;     // unset when any zstd frame is unsized
     double ratio = 0;                        // content / compressed (0 when unknown)
     uint64_t largestFrameIndex = 0;
+    uint64_t largestFrameOffset = 0;
     uint64_t largestFrameSize = 0;           // compressed
     bool allChecksummed = false;
     ParallelVerdict parallel;
@@ -98,6 +103,21 @@ struct FrameScanOptions {
 // spec allows. Reports progress (bytes passed / file size) and checks cancel
 // through job.
 FrameLayout scanFrames(const std::string& path, const FrameScanOptions& options, Job& job);
+
+// What a streaming scan holds at the end: the totals, not the frames.
+struct FrameScanTotals {
+    std::optional<SeekTableInfo> seekTable;  // entries not kept
+    FrameSummary summary;
+};
+
+// The same scan, frame by frame: onFrame sees every frame in file order (the
+// reference is valid during the call only) and nothing per frame is kept, so
+// memory stays constant whatever the frame count. The seek table, which sits
+// after the frames it describes, is checked entry by entry as each frame
+// passes (read through a second window at the table's place). Throws like
+// scanFrames, possibly after onFrame saw the frames before the problem.
+FrameScanTotals scanFramesStreaming(const std::string& path, const FrameScanOptions& options, Job& job,
+                                    const std::function<void(const FrameInfo&)>& onFrame);
 
 const char* frameKindName(FrameKind k);          // "zstd", "skippable"
 const char* skippableRoleName(SkippableRole r);  // "", "seek_table", "pzstd_size", "other"

@@ -94,17 +94,44 @@ struct SeekFooter {
 };
 std::optional<SeekFooter> readSeekFooter(WindowReader& reader);
 
-// Parses the table held by the skippable frame `frame` (role already set to
-// SeekTable) and checks it against the zstd frames that precede it.
-SeekTableInfo readSeekTable(WindowReader& reader, const ScanContext& ctx, const FrameInfo& frame,
-                            const SeekFooter& footer, const std::vector<FrameInfo>& frames);
+// Checks the seek table the footer announces against the zstd frames as they
+// pass, so that no frame has to be kept until the table (last in the file) is
+// reached: entry i is read when zstd frame i is added, through its own window
+// at the table's place. Whether the table is real is only known at the end
+// (a skippable frame with the seek-table magic exactly where the footer says);
+// finish() then gives the verdict. Holds the entries only with keepEntries.
+class SeekTableCheck {
+public:
+    SeekTableCheck(const File& file, uint64_t fileSize, const std::optional<SeekFooter>& footer, bool keepEntries);
+    void addZstdFrame(const FrameInfo& frame, const ScanContext& ctx);
+    // The table held by `frame` (role SeekTable); throws on reserved descriptor bits.
+    SeekTableInfo finish(const ScanContext& ctx, const FrameInfo& frame);
+
+private:
+    std::optional<SeekFooter> footer_;
+    std::optional<WindowReader> reader_;
+    bool keepEntries_;
+    uint64_t zstdFrames_ = 0;
+    std::string problem_;  // first entry that differs from its frame
+    std::vector<SeekTableInfo::Entry> entries_;
+};
 
 // Role of a skippable frame: SeekTable, PzstdSize or Other.
 SkippableRole skippableRole(const FrameInfo& frame, const std::optional<SeekFooter>& footer, uint64_t fileSize);
 
-// Totals and the parallel-decoding verdict over a scanned layout.
-FrameSummary summarize(const std::vector<FrameInfo>& frames, const std::optional<SeekTableInfo>& seekTable,
-                       uint64_t fileSize);
+// Running totals of a scan, one frame at a time; finish() adds the
+// parallel-decoding verdict. Constant memory whatever the frame count.
+class FrameTally {
+public:
+    void add(const FrameInfo& frame);
+    FrameSummary finish(const std::optional<SeekTableInfo>& seekTable, uint64_t fileSize) const;
+
+private:
+    FrameSummary s_;
+    uint64_t content_ = 0;
+    bool contentOverflow_ = false;
+    bool allChecksummed_ = true;
+};
 
 } // namespace frames
 } // namespace cs

@@ -11,47 +11,81 @@ namespace {
 constexpr uint64_t kTickEveryFrames = 256;
 }
 
-FrameLayout scanFrames(const std::string& path, const FrameScanOptions& options, Job& job)
+namespace {
+
+// The one pass both entry points share; keepEntries keeps the seek table's
+// entries (scanFrames hands them to the GUI), the streaming scan does not.
+FrameScanTotals scan(const std::string& path, const FrameScanOptions& options, Job& job, bool keepEntries,
+                     const std::function<void(FrameInfo&)>& onFrame)
 {
-    FrameLayout layout;
-    layout.path = path;
+    FrameScanTotals totals;
     const File file = File::openRead(path);
     const uint64_t fileSize = file.size();
     frames::WindowReader reader(file, fileSize);
     frames::ScanContext ctx{path, 0};
     const auto footer = frames::readSeekFooter(reader);
+    frames::SeekTableCheck tableCheck(file, fileSize, footer, keepEntries);
+    frames::FrameTally tally;
     const auto tick = [&](uint64_t offset) {
         job.checkCancel();
         job.setStepProgress(offset, fileSize);
     };
 
     uint64_t offset = 0;
+    uint64_t index = 0;
     size_t readAhead = 64;
+    FrameInfo frame;
     while (offset < fileSize) {
-        FrameInfo frame;
-        frame.index = layout.frames.size();
+        // One FrameInfo reused: its block list keeps its capacity, so a
+        // frame costs no allocation once the largest one was seen.
+        std::vector<BlockInfo> blockList = std::move(frame.blockList);
+        blockList.clear();
+        frame = FrameInfo{};
+        frame.blockList = std::move(blockList);
+        frame.index = index;
         frame.offset = offset;
-        ctx.frameIndex = frame.index;
+        ctx.frameIndex = index;
         uint32_t blockSizeMax = 0;
         frames::readFrameHeader(reader, ctx, frame, &blockSizeMax, readAhead);
         if (frame.kind == FrameKind::Zstd) {
             frames::walkBlocks(reader, ctx, frame, blockSizeMax, options.blocks, tick);
+            tableCheck.addZstdFrame(frame, ctx);
         } else {
             frame.role = frames::skippableRole(frame, footer, fileSize);
             if (frame.role == SkippableRole::SeekTable)
-                layout.seekTable = frames::readSeekTable(reader, ctx, frame, *footer, layout.frames);
+                totals.seekTable = tableCheck.finish(ctx, frame);
         }
         offset += frame.compressedSize;
         // After a small frame the next header is close: read a larger window
         // that covers the next few frames in one system call.
         readAhead = frame.compressedSize < 4096 ? 64 * 1024 : 64;
-        layout.frames.push_back(std::move(frame));
-        if (layout.frames.size() % kTickEveryFrames == 0)
+        tally.add(frame);
+        onFrame(frame);
+        ++index;
+        if (index % kTickEveryFrames == 0)
             tick(offset);
     }
-    layout.summary = frames::summarize(layout.frames, layout.seekTable, fileSize);
+    totals.summary = tally.finish(totals.seekTable, fileSize);
     job.setStepProgress(fileSize, fileSize);
+    return totals;
+}
+
+} // namespace
+
+FrameLayout scanFrames(const std::string& path, const FrameScanOptions& options, Job& job)
+{
+    FrameLayout layout;
+    layout.path = path;
+    auto totals = scan(path, options, job, true, [&](FrameInfo& f) { layout.frames.push_back(std::move(f)); });
+    layout.seekTable = std::move(totals.seekTable);
+    layout.summary = totals.summary;
     return layout;
+}
+
+FrameScanTotals scanFramesStreaming(const std::string& path, const FrameScanOptions& options, Job& job,
+                                    const std::function<void(const FrameInfo&)>& onFrame)
+{
+    return scan(path, options, job, false, [&](FrameInfo& f) { onFrame(f); });
 }
 
 const char* frameKindName(FrameKind k)

@@ -17,8 +17,8 @@ ParallelVerdict verdict(const FrameSummary& s, const std::optional<SeekTableInfo
 {
     ParallelVerdict v;
     v.pieces = s.zstdFrames;
-    const bool tableGivesSizes = seekTable && seekTable->consistent && !seekTable->entries.empty()
-                                 && seekTable->entries.size() == s.zstdFrames;
+    // A consistent table was checked entry by entry against every zstd frame.
+    const bool tableGivesSizes = seekTable && seekTable->consistent && seekTable->frames == s.zstdFrames;
     if (s.zstdFrames == 0) {
         v.reason = "The file holds no zstd frames, so there is nothing to decode.";
     } else if (s.zstdFrames == 1) {
@@ -40,38 +40,37 @@ ParallelVerdict verdict(const FrameSummary& s, const std::optional<SeekTableInfo
 
 } // namespace
 
-FrameSummary summarize(const std::vector<FrameInfo>& frames, const std::optional<SeekTableInfo>& seekTable,
-                       uint64_t fileSize)
+void FrameTally::add(const FrameInfo& f)
 {
-    FrameSummary s;
-    s.fileSize = fileSize;
-    uint64_t content = 0;
-    bool contentOverflow = false;
-    bool allChecksummed = true;
-    for (const auto& f : frames) {
-        s.compressedSize += f.compressedSize;
-        if (f.compressedSize > s.largestFrameSize) {
-            s.largestFrameSize = f.compressedSize;
-            s.largestFrameIndex = f.index;
-        }
-        if (f.kind == FrameKind::Skippable) {
-            ++s.skippableFrames;
-            continue;
-        }
-        ++s.zstdFrames;
-        allChecksummed = allChecksummed && f.checksum;
-        if (f.contentSize) {
-            ++s.sizedFrames;
-            contentOverflow = contentOverflow || __builtin_add_overflow(content, *f.contentSize, &content);
-        } else {
-            ++s.unsizedFrames;
-        }
+    s_.compressedSize += f.compressedSize;
+    if (f.compressedSize > s_.largestFrameSize) {
+        s_.largestFrameSize = f.compressedSize;
+        s_.largestFrameIndex = f.index;
+        s_.largestFrameOffset = f.offset;
     }
-    s.allChecksummed = s.zstdFrames > 0 && allChecksummed;
+    if (f.kind == FrameKind::Skippable) {
+        ++s_.skippableFrames;
+        return;
+    }
+    ++s_.zstdFrames;
+    allChecksummed_ = allChecksummed_ && f.checksum;
+    if (f.contentSize) {
+        ++s_.sizedFrames;
+        contentOverflow_ = contentOverflow_ || __builtin_add_overflow(content_, *f.contentSize, &content_);
+    } else {
+        ++s_.unsizedFrames;
+    }
+}
+
+FrameSummary FrameTally::finish(const std::optional<SeekTableInfo>& seekTable, uint64_t fileSize) const
+{
+    FrameSummary s = s_;
+    s.fileSize = fileSize;
+    s.allChecksummed = s.zstdFrames > 0 && allChecksummed_;
     // No zstd frames at all decode to nothing: a known size of 0.
-    if (s.unsizedFrames == 0 && !contentOverflow) {
-        s.contentSize = content;
-        s.ratio = s.compressedSize ? double(content) / double(s.compressedSize) : 0.0;
+    if (s.unsizedFrames == 0 && !contentOverflow_) {
+        s.contentSize = content_;
+        s.ratio = s.compressedSize ? double(content_) / double(s.compressedSize) : 0.0;
     }
     s.parallel = verdict(s, seekTable);
     return s;

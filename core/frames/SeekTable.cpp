@@ -44,52 +44,62 @@ SkippableRole skippableRole(const FrameInfo& frame, const std::optional<SeekFoot
     return SkippableRole::Other;
 }
 
-SeekTableInfo readSeekTable(WindowReader& reader, const ScanContext& ctx, const FrameInfo& frame,
-                            const SeekFooter& footer, const std::vector<FrameInfo>& frames)
+SeekTableCheck::SeekTableCheck(const File& file, uint64_t fileSize, const std::optional<SeekFooter>& footer,
+                               bool keepEntries)
+    : footer_(footer), keepEntries_(keepEntries)
 {
+    if (footer_)
+        reader_.emplace(file, fileSize);
+}
+
+void SeekTableCheck::addZstdFrame(const FrameInfo& f, const ScanContext& ctx)
+{
+    const uint64_t i = zstdFrames_++;
+    // More frames than entries: finish() reports the count, entries past the
+    // table's end are never read.
+    if (!footer_ || i >= footer_->frames)
+        return;
+    const size_t entrySize = (footer_->descriptor & 0x80) ? 12 : 8;
+    const uint64_t pos = footer_->tableFrameOffset + 8 + i * entrySize;
+    size_t got = 0;
+    const uint8_t* p = reader_->at(pos, entrySize, &got, 64 * 1024);
+    if (got < entrySize)
+        ctx.failAt(pos, "file ends inside seek table entry " + std::to_string(i));
+    const SeekTableInfo::Entry e{readLE32(p), readLE32(p + 4), entrySize == 12 ? readLE32(p + 8) : 0u};
+    if (keepEntries_)
+        entries_.push_back(e);
+    if (!problem_.empty())
+        return;
+    if (e.compressedSize != f.compressedSize)
+        problem_ = "seek table entry " + std::to_string(i) + " gives " + std::to_string(e.compressedSize)
+                   + " compressed bytes but frame " + std::to_string(f.index) + " at offset "
+                   + std::to_string(f.offset) + " has " + std::to_string(f.compressedSize);
+    else if (f.contentSize && *f.contentSize != e.decompressedSize)
+        problem_ = "seek table entry " + std::to_string(i) + " gives " + std::to_string(e.decompressedSize)
+                   + " decompressed bytes but frame " + std::to_string(f.index) + " declares "
+                   + std::to_string(*f.contentSize);
+}
+
+SeekTableInfo SeekTableCheck::finish(const ScanContext& ctx, const FrameInfo& frame)
+{
+    const SeekFooter& footer = *footer_;
     if (footer.descriptor & 0x7C)
-        ctx.failAt(reader.fileSize() - 5, "seek table descriptor has reserved bits set");
+        ctx.failAt(reader_->fileSize() - 5, "seek table descriptor has reserved bits set");
     SeekTableInfo table;
     table.offset = frame.offset;
     table.frames = footer.frames;
     table.checksums = (footer.descriptor & 0x80) != 0;
-
-    std::vector<const FrameInfo*> zstdFrames;
-    for (const auto& f : frames)
-        if (f.kind == FrameKind::Zstd)
-            zstdFrames.push_back(&f);
-    // The table describes the zstd frames before it, so it never holds more
-    // entries than frames were found: that bounds what is read into memory.
-    if (footer.frames != zstdFrames.size()) {
+    // The count is checked first: entries of a table that lists another
+    // number of frames describe some other stream.
+    if (footer.frames != zstdFrames_) {
         table.consistent = false;
         table.problem = "the seek table lists " + std::to_string(footer.frames) + " frames but the file holds "
-                        + std::to_string(zstdFrames.size()) + " zstd frames";
+                        + std::to_string(zstdFrames_) + " zstd frames";
         return table;
     }
-    const size_t entrySize = table.checksums ? 12 : 8;
-    table.entries.reserve(footer.frames);
-    uint64_t pos = frame.offset + 8;
-    for (uint32_t i = 0; i < footer.frames; ++i, pos += entrySize) {
-        size_t got = 0;
-        const uint8_t* p = reader.at(pos, entrySize, &got, 64 * 1024);
-        if (got < entrySize)
-            ctx.failAt(pos, "file ends inside seek table entry " + std::to_string(i));
-        SeekTableInfo::Entry e{readLE32(p), readLE32(p + 4), table.checksums ? readLE32(p + 8) : 0u};
-        table.entries.push_back(e);
-        const FrameInfo& f = *zstdFrames[i];
-        if (table.consistent && e.compressedSize != f.compressedSize) {
-            table.consistent = false;
-            table.problem = "seek table entry " + std::to_string(i) + " gives " + std::to_string(e.compressedSize)
-                            + " compressed bytes but frame " + std::to_string(f.index) + " at offset "
-                            + std::to_string(f.offset) + " has " + std::to_string(f.compressedSize);
-        }
-        if (table.consistent && f.contentSize && *f.contentSize != e.decompressedSize) {
-            table.consistent = false;
-            table.problem = "seek table entry " + std::to_string(i) + " gives " + std::to_string(e.decompressedSize)
-                            + " decompressed bytes but frame " + std::to_string(f.index) + " declares "
-                            + std::to_string(*f.contentSize);
-        }
-    }
+    table.consistent = problem_.empty();
+    table.problem = problem_;
+    table.entries = std::move(entries_);
     return table;
 }
 

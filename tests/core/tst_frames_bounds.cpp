@@ -1,0 +1,155 @@
+// Memory bound of `cachescope-cli frames --json`: the document is streamed
+// from the scan, so a file of many tiny frames costs what a file of one does
+// (it used to hold every frame and its JSON: 6 KB per frame, 12 GB for 2 M
+// frames). The child's peak RSS is measured with wait4().
+#include "common/ChildRss.h"
+#include "common/TestSupport.h"
+
+#include "core/frames/FrameLayout.h"
+#include "core/frames/FrameLayoutJson.h"
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace testsupport;
+
+class FramesBoundsTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString path(const QString& name) const { return dir_.filePath(name); }
+
+    // n copies of the empty frame stock zstd writes for an empty input.
+    QString emptyFrames(int n, bool checksum)
+    {
+        QStringList args{QStringLiteral("-q"), QStringLiteral("-c")};
+        if (!checksum)
+            args << QStringLiteral("--no-check");
+        const auto r = zstd(args, QByteArray(""));
+        if (r.exitCode != 0 || r.out.size() < 9)
+            return {};
+        const QString f = path(QStringLiteral("empty-%1-%2.zst").arg(n).arg(checksum));
+        writeFile(f, r.out.repeated(n));
+        return f;
+    }
+
+private slots:
+    void jsonMemoryDoesNotGrowWithFrames()
+    {
+        constexpr int kFrames = 150000;
+        const QString one = emptyFrames(1, false);
+        const QString many = emptyFrames(kFrames, false);
+        QVERIFY(!one.isEmpty() && !many.isEmpty());
+        const QStringList opts{QStringLiteral("--json"), QStringLiteral("--blocks")};
+        const auto base = runMeasured(QStringLiteral(CACHESCOPE_CLI), QStringList{QStringLiteral("frames"), one} + opts,
+                                      path(QStringLiteral("one.json")));
+        const auto big = runMeasured(QStringLiteral(CACHESCOPE_CLI), QStringList{QStringLiteral("frames"), many} + opts,
+                                     path(QStringLiteral("many.json")));
+        QCOMPARE(base.exitCode, 0);
+        QCOMPARE(big.exitCode, 0);
+        // At most 200 bytes per frame above the one-frame run (it held ~6 KB).
+        const double perFrame = double(big.maxRssKiB - base.maxRssKiB) * 1024.0 / kFrames;
+        qInfo("peak RSS: 1 frame %ld KiB, %d frames %ld KiB: %.1f B per frame", base.maxRssKiB, kFrames,
+              big.maxRssKiB, perFrame);
+        QVERIFY2(perFrame <= 200, qPrintable(QStringLiteral("%1 B per frame").arg(perFrame)));
+
+        // And the document is whole and right: every frame, in order.
+        QJsonParseError pe;
+        const auto doc = QJsonDocument::fromJson(readFile(path(QStringLiteral("many.json"))), &pe);
+        QVERIFY2(pe.error == QJsonParseError::NoError, qPrintable(pe.errorString()));
+        const QJsonArray frames = doc["frames"].toArray();
+        QCOMPARE(frames.size(), qsizetype(kFrames));
+        const qint64 frameSize = QFileInfo(many).size() / kFrames;
+        for (qsizetype i : {qsizetype(0), qsizetype(1), qsizetype(kFrames / 2), qsizetype(kFrames - 1)}) {
+            QCOMPARE(frames[i]["index"].toInteger(), qint64(i));
+            QCOMPARE(frames[i]["offset"].toInteger(), qint64(i) * frameSize);
+            QCOMPARE(frames[i]["content_size"].toInteger(), 0);
+            QCOMPARE(frames[i]["block_list"].toArray().size(), 1);
+            QVERIFY(frames[i]["block_list"][0]["last"].toBool());
+        }
+        const QJsonObject s = doc["summary"].toObject();
+        QCOMPARE(s["zstd_frames"].toInteger(), qint64(kFrames));
+        QCOMPARE(s["compressed_size"].toInteger(), QFileInfo(many).size());
+        QCOMPARE(s["largest_frame"]["index"].toInteger(), 0);
+        QVERIFY(s["parallel"]["splittable"].toBool());
+    }
+
+    // The streamed document says what scanFrames() says, on a seekable file
+    // (stock zstd frames + seek table written by our snapshot writer).
+    void streamedEqualsScanned()
+    {
+        const QString src = path(QStringLiteral("src.bin"));
+        QVERIFY(writeFile(src, textBytes(3 * 1024 * 1024 + 77, 7)));
+        const QString snap = path(QStringLiteral("src.snap"));
+        const auto w = cli({QStringLiteral("snapshot"), QStringLiteral("create"), src, snap, QStringLiteral("--chunk"),
+                            QStringLiteral("256KiB"), QStringLiteral("--seek-table")});
+        QVERIFY2(w.exitCode == 0, w.err.constData());
+        cs::Job job("frames");
+        cs::FrameScanOptions options;
+        options.blocks = true;
+        const auto layout = cs::scanFrames(snap.toStdString(), options, job);
+        std::string text;
+        cs::Job job2("frames");
+        const auto summary = cs::writeFrameLayoutJson(snap.toStdString(), options, job2,
+                                                      [&](std::string_view s) { text += s; });
+        QJsonParseError pe;
+        const auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &pe);
+        QVERIFY2(pe.error == QJsonParseError::NoError, qPrintable(pe.errorString()));
+        QVERIFY(layout.seekTable && layout.seekTable->consistent);
+        QVERIFY(!layout.seekTable->entries.empty());  // scanFrames keeps them for the GUI
+        QCOMPARE(doc["seek_table"]["consistent"].toBool(), true);
+        QCOMPARE(doc["seek_table"]["frames"].toInteger(), qint64(layout.seekTable->frames));
+        QCOMPARE(summary.parallel.splittable, layout.summary.parallel.splittable);
+        QCOMPARE(summary.largestFrameOffset, layout.frames[layout.summary.largestFrameIndex].offset);
+        const QJsonArray frames = doc["frames"].toArray();
+        QCOMPARE(frames.size(), qsizetype(layout.frames.size()));
+        for (qsizetype i = 0; i < frames.size(); ++i) {
+            const auto& f = layout.frames[size_t(i)];
+            QCOMPARE(frames[i]["offset"].toInteger(), qint64(f.offset));
+            QCOMPARE(frames[i]["compressed_size"].toInteger(), qint64(f.compressedSize));
+            QCOMPARE(frames[i]["blocks"]["compressed"].toInteger(), qint64(f.blocks[2]));
+            QCOMPARE(frames[i]["block_list"].toArray().size(), qsizetype(f.kind == cs::FrameKind::Zstd ? f.blockList.size() : 0));
+        }
+        QCOMPARE(doc["summary"]["largest_frame"]["offset"].toInteger(), qint64(summary.largestFrameOffset));
+    }
+
+    // A seek table whose entry 1 disagrees with frame 1 is found while streaming.
+    void streamedSeekTableMismatch()
+    {
+        const QString snap = path(QStringLiteral("src.snap"));
+        QByteArray b = readFile(snap);
+        QVERIFY(b.size() > 100);
+        // Footer: u32 frames, u8 descriptor, u32 magic; entries of 12 bytes before it.
+        const quint32 n = quint32(uchar(b[b.size() - 9])) | quint32(uchar(b[b.size() - 8])) << 8;
+        QVERIFY(n >= 2);
+        const qsizetype entry1 = b.size() - 9 - qsizetype(n) * 12 + 12;
+        b[entry1] = char(b[entry1] ^ 0x01);  // compressed size of entry 1
+        const QString bad = path(QStringLiteral("bad-table.snap"));
+        QVERIFY(writeFile(bad, b));
+        const auto r = cli({QStringLiteral("frames"), bad, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const auto doc = QJsonDocument::fromJson(r.out);
+        QCOMPARE(doc["seek_table"]["consistent"].toBool(), false);
+        QVERIFY2(doc["seek_table"]["problem"].toString().startsWith(QLatin1String("seek table entry 1 gives")),
+                 qPrintable(doc["seek_table"]["problem"].toString()));
+    }
+
+    // A failed scan never leaves a complete document on stdout.
+    void failedScanWritesNoDocument()
+    {
+        QByteArray b = readFile(emptyFrames(1000, true));
+        b.chop(2);
+        const QString f = path(QStringLiteral("cut.zst"));
+        QVERIFY(writeFile(f, b));
+        const auto r = cli({QStringLiteral("frames"), f, QStringLiteral("--json"), QStringLiteral("--blocks")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains(QStringLiteral("at offset %1").arg(b.size() - 2).toUtf8()), r.err.constData());
+    }
+};
+
+CACHESCOPE_CORE_TEST_MAIN(FramesBoundsTest)
+#include "tst_frames_bounds.moc"
