@@ -1,5 +1,5 @@
 // cachescope-cli snapshot create SRC OUT [--chunk SIZE] [--threads N] [--level L] [--seek-table] [--json]
-// cachescope-cli snapshot restore SNAP OUT [--threads N] [--json]
+// cachescope-cli snapshot restore SNAP OUT [--threads N] [--memory SIZE] [--json]
 #include "Command.h"
 
 #include "core/jobs/Job.h"
@@ -40,14 +40,14 @@ struct SignalCancel {
     }
 };
 
-bool parseThreads(const QCommandLineParser& p, int& threads)
+bool parseThreads(const QCommandLineParser& p, int& threads, int max)
 {
     if (!p.isSet(QStringLiteral("threads")))
         return true;
     bool ok = false;
     threads = p.value(QStringLiteral("threads")).toInt(&ok);
-    if (!ok || threads < 1 || threads > 256) {
-        printError(QStringLiteral("--threads wants a number from 1 to 256, not '%1'").arg(p.value(QStringLiteral("threads"))));
+    if (!ok || threads < 1 || threads > max) {
+        printError(QStringLiteral("--threads wants a number from 1 to %1, not '%2'").arg(max).arg(p.value(QStringLiteral("threads"))));
         return false;
     }
     return true;
@@ -97,7 +97,7 @@ int runCreate(const QStringList& args)
         }
         o.chunk = *size;
     }
-    if (!parseThreads(p, o.threads))
+    if (!parseThreads(p, o.threads, 256))
         return Usage;
     if (p.isSet(QStringLiteral("level"))) {
         bool ok = false;
@@ -152,15 +152,25 @@ int runRestore(const QStringList& args)
         "threads straight into place, frames without one serially; checksums are verified; holes are kept."));
     p.addPositionalArgument(QStringLiteral("SNAP"), QStringLiteral("snapshot or zstd file to decode"));
     p.addPositionalArgument(QStringLiteral("OUT"), QStringLiteral("file to write"));
-    p.addOption({QStringLiteral("threads"), QStringLiteral("decoding threads (default 1)"), QStringLiteral("N")});
+    p.addOption({QStringLiteral("threads"), QStringLiteral("decoding threads (default 1, at most 64)"), QStringLiteral("N")});
+    p.addOption({QStringLiteral("memory"), QStringLiteral("frame buffers of all threads together (default 256MiB, at least 8MiB)"),
+                 QStringLiteral("SIZE")});
     p.addOption({QStringLiteral("json"), QStringLiteral("print the result as JSON")});
     int code = Ok;
     if (!parseOrExit(p, args, code, 2, QStringLiteral("snapshot restore wants SNAP and OUT")))
         return code;
     const QStringList pos = p.positionalArguments();
     cs::SnapshotRestoreOptions o;
-    if (!parseThreads(p, o.threads))
+    if (!parseThreads(p, o.threads, cs::kMaxRestoreThreads))
         return Usage;
+    if (p.isSet(QStringLiteral("memory"))) {
+        const auto size = cs::parseSize(p.value(QStringLiteral("memory")).toStdString());
+        if (!size || *size < cs::kMinRestoreMemoryBudget) {
+            printError(QStringLiteral("--memory wants a size of at least 8MiB, not '%1'").arg(p.value(QStringLiteral("memory"))));
+            return Usage;
+        }
+        o.memoryBudget = *size;
+    }
     cs::Job job("snapshot restore");
     SignalCancel sc(job);
     cs::SnapshotRestoreResult r;
@@ -195,7 +205,7 @@ int runSnapshot(const QStringList& args)
 {
     const QString usage = QStringLiteral(
         "usage: cachescope-cli snapshot create SRC OUT [--chunk SIZE] [--threads N] [--level L] [--seek-table] [--json]\n"
-        "       cachescope-cli snapshot restore SNAP OUT [--threads N] [--json]\n");
+        "       cachescope-cli snapshot restore SNAP OUT [--threads N] [--memory SIZE] [--json]\n");
     if (args.size() >= 2 && (args[1] == QLatin1String("--help") || args[1] == QLatin1String("-h"))) {
         printOut(usage);
         return Ok;

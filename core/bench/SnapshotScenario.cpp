@@ -226,7 +226,7 @@ public:
         table.add("ratio ours", wN.ratio(), "x");
 
         SnapshotRestoreOptions ro;
-        ro.threads = workers;
+        ro.threads = std::min(workers, kMaxRestoreThreads);
         const Measure md = measure("decode " + N + " threads", [&] {
             SubJob sub(job, sink, logical);
             restoreSnapshot(snapN, decoded, ro, sub.job());

@@ -73,4 +73,24 @@ size_t BufferPool::allocated() const
     return allocated_;
 }
 
+bool MemoryBudget::tryAcquire(uint64_t bytes)
+{
+    std::lock_guard lock(mutex_);
+    if (free_ < bytes)
+        return false;
+    free_ -= bytes;
+    return true;
+}
+
+void MemoryBudget::release(uint64_t bytes)
+{
+    if (bytes == 0)
+        return;
+    {
+        std::lock_guard lock(mutex_);
+        free_ += bytes;
+    }
+    released_.notify_all();
+}
+
 } // namespace cs::snapshot

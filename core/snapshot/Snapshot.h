@@ -25,7 +25,8 @@
 //
 // restoreSnapshot() also decodes any other concatenation of zstd and skippable
 // frames: frames without a declared content size (or declaring more than
-// kMaxPooledFrameSize) are decoded serially by streaming with bounded memory.
+// kMaxPooledFrameSize, or more than the memory budget) are decoded serially by
+// streaming with bounded memory.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -74,8 +75,19 @@ struct SnapshotWriteResult {
 SnapshotWriteResult writeSnapshot(const std::string& src, const std::string& out,
                                   const SnapshotWriteOptions& options, Job& job);
 
+// Restore's default memory budget for frame buffers (all threads together).
+constexpr uint64_t kDefaultRestoreMemoryBudget = uint64_t(256) << 20;
+constexpr uint64_t kMinRestoreMemoryBudget = uint64_t(8) << 20;
+constexpr int kMaxRestoreThreads = 64;
+
 struct SnapshotRestoreOptions {
-    int threads = 1;              // decoding threads, 1..256
+    int threads = 1;              // decoding threads, 1..kMaxRestoreThreads
+    // Bytes of frame buffers all threads may hold together (a frame in
+    // parallel costs its compressed plus its declared size). Threads wait for
+    // room, so N threads x frame size stays within it whatever the file
+    // declares; a frame that alone does not fit is decoded by streaming.
+    // At least kMinRestoreMemoryBudget.
+    uint64_t memoryBudget = kDefaultRestoreMemoryBudget;
 };
 
 struct SnapshotRestoreResult {

@@ -65,12 +65,15 @@ private:
     struct ThreadState {
         DCtxPtr dctx{nullptr, ZSTD_freeDCtx};
         Buffer in, out;
+        uint64_t charged = 0;  // of budget_: in.capacity() + out.capacity() never exceeds it
     };
     [[noreturn]] void failFrame(const ScannedFrame& f, const std::string& what) const
     {
         failAt(snap_, f.offset, "frame " + std::to_string(f.index) + ": " + what);
     }
     void decodeBatch(const std::vector<Work>& batch);
+    bool reserveWithinBudget(ThreadState& ts, size_t csize, size_t dsize, const std::atomic<bool>& stop);
+    void releaseBuffers(ThreadState& ts);
     void decodeSized(ThreadState& ts, const Work& w);
     uint64_t decodeStreaming(const ScannedFrame& f, uint64_t outOffset);
     void reportProgress();
@@ -85,7 +88,36 @@ private:
     Buffer streamIn_, streamOut_;
     std::atomic<uint64_t> compressedDone_{0};
     uint64_t fileSize_ = 0;
+    MemoryBudget budget_{options_.memoryBudget};
 };
+
+void Decoder::releaseBuffers(ThreadState& ts)
+{
+    ts.in.release();
+    ts.out.release();
+    budget_.release(ts.charged);
+    ts.charged = 0;
+}
+
+// Grows ts's buffers to csize and dsize bytes once the budget has room for
+// them; false when stop was raised while waiting.
+bool Decoder::reserveWithinBudget(ThreadState& ts, size_t csize, size_t dsize, const std::atomic<bool>& stop)
+{
+    const uint64_t grown = std::max(ts.in.capacity(), csize) + std::max(ts.out.capacity(), dsize);
+    if (grown > ts.charged) {
+        if (budget_.tryAcquire(grown - ts.charged)) {
+            ts.charged = grown;
+        } else {
+            releaseBuffers(ts);
+            if (!budget_.acquire(uint64_t(csize) + dsize, [&] { return stop.load() || job_.isCancelled(); }))
+                return false;
+            ts.charged = uint64_t(csize) + dsize;
+        }
+    }
+    ts.in.reserve(csize);
+    ts.out.reserve(dsize);
+    return true;
+}
 
 void Decoder::reportProgress()
 {
@@ -98,8 +130,6 @@ void Decoder::decodeSized(ThreadState& ts, const Work& w)
     const ScannedFrame& f = *w.frame;
     const size_t csize = size_t(f.compressedSize);
     const size_t dsize = size_t(*f.contentSize);
-    ts.in.reserve(csize);
-    ts.out.reserve(std::max<size_t>(dsize, 1));
     in_.readAt(ts.in.data(), csize, f.offset);
     // Block by block into one buffer of the declared size (earlier blocks stay
     // in place as the window), writing every ~256 KiB while it is still in the
@@ -148,12 +178,19 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
 {
     if (batch.empty())
         return;
-    const size_t threads = std::min<size_t>(size_t(options_.threads), batch.size());
+    size_t threads = std::min<size_t>(size_t(options_.threads), batch.size());
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
     std::exception_ptr error;
     std::mutex errorMutex;
     auto loop = [&](ThreadState& ts, bool reporter) {
+        // A thread that stops gives its buffers back, so that the threads
+        // still decoding only ever wait on threads that are decoding too.
+        struct GiveBack {
+            Decoder& d;
+            ThreadState& ts;
+            ~GiveBack() { d.releaseBuffers(ts); }
+        } giveBack{*this, ts};
         try {
             if (!ts.dctx)
                 ts.dctx = makeDCtx(snap_);
@@ -165,6 +202,12 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
                 const size_t k = next.fetch_add(1);
                 if (k >= batch.size())
                     return;
+                const ScannedFrame& f = *batch[k].frame;
+                if (!reserveWithinBudget(ts, size_t(f.compressedSize), std::max<size_t>(size_t(*f.contentSize), 1), stop)) {
+                    if (job_.isCancelled())
+                        throw Cancelled();
+                    return;
+                }
                 decodeSized(ts, batch[k]);
                 if (reporter)
                     reportProgress();
@@ -176,6 +219,12 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
             stop = true;
         }
     };
+    // Threads beyond what the budget can feed with this batch's largest frame
+    // would only wait: start no more than fit.
+    uint64_t largest = 1;
+    for (const Work& w : batch)
+        largest = std::max(largest, w.frame->compressedSize + std::max<uint64_t>(*w.frame->contentSize, 1));
+    threads = std::clamp<size_t>(size_t(options_.memoryBudget / largest), 1, threads);
     std::vector<std::thread> helpers;
     for (size_t i = 1; i < threads; ++i)
         helpers.emplace_back([&, i] { loop(states_[i], false); });
@@ -238,8 +287,11 @@ SnapshotRestoreResult Decoder::run()
 {
     const double wall0 = monotonicSeconds();
     const double cpu0 = processCpuSeconds();
-    if (options_.threads < 1 || options_.threads > 256)
-        fail(out_, "thread count " + std::to_string(options_.threads) + " is outside 1..256");
+    if (options_.threads < 1 || options_.threads > kMaxRestoreThreads)
+        fail(out_, "thread count " + std::to_string(options_.threads) + " is outside 1.." + std::to_string(kMaxRestoreThreads));
+    if (options_.memoryBudget < kMinRestoreMemoryBudget)
+        fail(out_, "memory budget of " + std::to_string(options_.memoryBudget) + " bytes is below the "
+                       + std::to_string(kMinRestoreMemoryBudget) + " minimum");
     SnapshotRestoreResult result;
     in_ = File::openRead(snap_);
     struct stat st {};
@@ -281,8 +333,11 @@ SnapshotRestoreResult Decoder::run()
             continue;
         }
         ++result.zstdFrames;
+        // A frame decoded in parallel holds its compressed and decoded bytes;
+        // one that alone would not fit in the budget is streamed instead.
         const bool pooled = f.contentSize && *f.contentSize <= kMaxPooledFrameSize
-            && f.compressedSize <= ZSTD_compressBound(size_t(kMaxPooledFrameSize));
+            && f.compressedSize <= ZSTD_compressBound(size_t(kMaxPooledFrameSize))
+            && f.compressedSize + std::max<uint64_t>(*f.contentSize, 1) <= options_.memoryBudget;
         if (pooled) {
             batch.push_back({&f, outPos});
             outPos += *f.contentSize;

@@ -5,6 +5,7 @@
 #pragma once
 #include "core/util/File.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -50,9 +51,39 @@ public:
     const char* data() const { return data_.get(); }
     size_t capacity() const { return capacity_; }
     void reserve(size_t size);
+    void release() { data_.reset(); capacity_ = 0; }
 private:
     std::unique_ptr<char[]> data_;
     size_t capacity_ = 0;
+};
+
+// Bytes the decoding threads may hold in frame buffers together. A thread
+// charges what its buffers hold (their capacity, which only grows) before it
+// grows them; when the budget has no room it gives back everything it holds
+// and then waits for its whole need, so that two threads each holding part
+// of the budget never wait on each other.
+class MemoryBudget {
+public:
+    explicit MemoryBudget(uint64_t total) : free_(total) {}
+    bool tryAcquire(uint64_t bytes);
+    // Waits until bytes are free (true) or stop() says to give up (false);
+    // stop is polled every few milliseconds.
+    template <typename Stop> bool acquire(uint64_t bytes, Stop&& stop)
+    {
+        std::unique_lock lock(mutex_);
+        while (free_ < bytes) {
+            if (stop())
+                return false;
+            released_.wait_for(lock, std::chrono::milliseconds(20));
+        }
+        free_ -= bytes;
+        return true;
+    }
+    void release(uint64_t bytes);
+private:
+    std::mutex mutex_;
+    std::condition_variable released_;
+    uint64_t free_;
 };
 
 // At most maxBuffers buffers of bufferSize bytes, allocated lazily, handed
