@@ -1,206 +1,225 @@
-// cachescope-cli actions-cache ls|verify|merge|evict|import DB STORAGE ...
-// Offline access to a github-actions-cache-server's data (SQLite driver,
-// filesystem storage): see core/actions-cache/ActionsCache.h.
+// cachescope-cli actions-cache ls|verify|merge|evict|import DATA_DIR ...
+// A github-actions-cache-server's data (SQLite + filesystem storage), read
+// read-only unless --write: core/actions-cache/ActionsCache.h does the work
+// and ActionsReport.h builds the output; this file only parses options.
+// The old form `actions-cache CMD DB STORAGE ...` is kept as an alias.
 #include "Command.h"
 
 #include "core/actions-cache/ActionsCache.h"
+#include "core/actions-cache/ActionsReport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/util/Units.h"
 
-#include <QDateTime>
-#include <QJsonArray>
-#include <QJsonObject>
+#include <filesystem>
 
 namespace cli {
 namespace {
 
-QJsonValue optMs(const std::optional<int64_t>& v)
+namespace fs = std::filesystem;
+using namespace cs::actions;
+
+const QString kJson = QStringLiteral("json");
+const QString kWrite = QStringLiteral("write");
+const QString kForce = QStringLiteral("force");
+
+void addCommon(QCommandLineParser& p)
 {
-    return v ? QJsonValue(double(*v)) : QJsonValue(QJsonValue::Null);
+    p.addPositionalArgument(QStringLiteral("DATA_DIR"),
+                            QStringLiteral("the server's data folder (sqlite.db and storage/ in it), or its sqlite.db"));
+    p.addOption({QStringLiteral("db"), QStringLiteral("the server's SQLite file (default DATA_DIR/sqlite.db)"),
+                 QStringLiteral("PATH")});
+    p.addOption({QStringLiteral("storage"),
+                 QStringLiteral("the storage folder (default DATA_DIR/storage/filesystem, else DATA_DIR/storage)"),
+                 QStringLiteral("PATH")});
+    p.addOption({kJson, QStringLiteral("print JSON")});
 }
 
-QString when(int64_t ms)
+void addWrite(QCommandLineParser& p)
 {
-    return ms ? QDateTime::fromMSecsSinceEpoch(ms).toString(Qt::ISODate) : QStringLiteral("-");
+    p.addOption({kWrite, QStringLiteral("change the data (without it: list what would be done, change nothing)")});
+    p.addOption({kForce, QStringLiteral("write even while the server looks active")});
 }
 
-QJsonObject entryJson(const cs::actions::ActionsEntry& e)
+// DATA_DIR plus the rest of the positionals, or the old DB STORAGE form: a
+// file, then a folder that is not a native store.
+bool resolve(QCommandLineParser& p, const QStringList& args, int minRest, int maxRest, DataDirPaths& paths,
+             QStringList& rest, int& code)
 {
-    QJsonObject o;
-    o[QStringLiteral("id")] = QString::fromStdString(e.id);
-    o[QStringLiteral("key")] = QString::fromStdString(e.key);
-    o[QStringLiteral("version")] = QString::fromStdString(e.version);
-    o[QStringLiteral("size")] = double(e.size);
-    o[QStringLiteral("parts")] = double(e.partCount);
-    o[QStringLiteral("merged")] = e.merged();
-    o[QStringLiteral("folder")] = QString::fromStdString(e.folderName);
-    o[QStringLiteral("updated_at_ms")] = double(e.updatedAtMs);
-    o[QStringLiteral("merged_at_ms")] = optMs(e.mergedAtMs);
-    o[QStringLiteral("parts_deleted_at_ms")] = optMs(e.partsDeletedAtMs);
-    o[QStringLiteral("last_downloaded_at_ms")] = optMs(e.lastDownloadedAtMs);
-    return o;
-}
-
-// Common start of every subcommand: DB STORAGE [extra positionals].
-struct Opened {
-    std::unique_ptr<cs::actions::ActionsCache> cache;
-    QStringList rest;
-};
-
-bool openFrom(QCommandLineParser& p, const QStringList& args, int minRest, int maxRest, Opened& out, int& code)
-{
-    p.addPositionalArgument(QStringLiteral("DB"), QStringLiteral("the server's SQLite file"));
-    p.addPositionalArgument(QStringLiteral("STORAGE"), QStringLiteral("the server's storage folder"));
     if (!parseOrExit(p, args, code))
         return false;
-    const QStringList pos = p.positionalArguments();
-    if (pos.size() < 2 + minRest || (maxRest >= 0 && pos.size() > 2 + maxRest)) {
+    QStringList pos = p.positionalArguments();
+    std::error_code ec;
+    std::optional<std::string> db, storage;
+    if (p.isSet(QStringLiteral("db")))
+        db = p.value(QStringLiteral("db")).toStdString();
+    if (p.isSet(QStringLiteral("storage")))
+        storage = p.value(QStringLiteral("storage")).toStdString();
+    if (pos.size() >= 2 && fs::is_regular_file(pos[0].toStdString(), ec) && fs::is_directory(pos[1].toStdString(), ec)
+        && !fs::exists(pos[1].toStdString() + "/catalog.db", ec) && !db && !storage) {
+        db = pos[0].toStdString();
+        storage = pos[1].toStdString();
+        pos.removeFirst();
+    }
+    if (pos.isEmpty() || pos.size() - 1 < minRest || (maxRest >= 0 && pos.size() - 1 > maxRest)) {
         printError(QStringLiteral("wrong number of arguments (see --help)"));
         code = Usage;
         return false;
     }
-    out.cache = cs::actions::ActionsCache::open(pos[0].toStdString(), pos[1].toStdString());
-    out.rest = pos.mid(2);
+    paths = resolveDataDir(pos[0].toStdString(), db, storage);
+    rest = pos.mid(1);
     return true;
+}
+
+void print(QCommandLineParser& p, const cs::Json& json, const std::string& text)
+{
+    if (p.isSet(kJson))
+        printOut(QString::fromStdString(json.dump(2) + "\n"));
+    else
+        printOut(QString::fromStdString(text));
 }
 
 int runLs(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Lists the cache entries and pending uploads."));
-    p.addOption({QStringLiteral("json"), QStringLiteral("print JSON")});
-    Opened o;
+    p.setApplicationDescription(QStringLiteral(
+        "Lists the cache entries (size from the files, state) and pending uploads. Reads only: no byte changes."));
+    addCommon(p);
+    DataDirPaths paths;
+    QStringList rest;
     int code = Ok;
-    if (!openFrom(p, args, 0, 0, o, code))
+    if (!resolve(p, args, 0, 0, paths, rest, code))
         return code;
-    const auto entries = o.cache->entries();
-    const auto uploads = o.cache->pendingUploads();
-    if (p.isSet(QStringLiteral("json"))) {
-        QJsonArray arr, up;
-        for (const auto& e : entries)
-            arr.append(entryJson(e));
-        for (const auto& u : uploads) {
-            QJsonObject j;
-            j[QStringLiteral("id")] = double(u.id);
-            j[QStringLiteral("key")] = QString::fromStdString(u.key);
-            j[QStringLiteral("version")] = QString::fromStdString(u.version);
-            j[QStringLiteral("parts_present")] = double(u.partsPresent);
-            j[QStringLiteral("created_at_ms")] = double(u.createdAtMs);
-            up.append(j);
-        }
-        QJsonObject root;
-        root[QStringLiteral("entries")] = arr;
-        root[QStringLiteral("uploads")] = up;
-        printJson(QJsonDocument(root));
-        return Ok;
-    }
-    QString text = QStringLiteral("%1  %2  %3  %4  %5\n").arg(QStringLiteral("SIZE"), 10).arg(QStringLiteral("PARTS"), 5)
-                       .arg(QStringLiteral("STATE"), -8).arg(QStringLiteral("UPDATED"), -19).arg(QStringLiteral("KEY"));
-    for (const auto& e : entries)
-        text += QStringLiteral("%1  %2  %3  %4  %5\n")
-                    .arg(QString::fromStdString(cs::formatSize(e.size)), 10)
-                    .arg(e.partCount, 5)
-                    .arg(e.merged() ? QStringLiteral("merged") : QStringLiteral("unmerged"), -8)
-                    .arg(when(e.updatedAtMs), -19)
-                    .arg(QString::fromStdString(e.key));
-    text += QStringLiteral("%1 entries, %2 pending uploads\n").arg(entries.size()).arg(uploads.size());
-    printOut(text);
+    auto cache = ActionsCache::open(paths);
+    const auto entries = cache->entries();
+    const auto uploads = cache->uploads();
+    print(p, listingJson(entries, uploads), listingText(entries, uploads));
     return Ok;
 }
 
 int runVerify(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Checks every merged entry has its merged file and every unmerged one "
-                                               "all its parts. Exit 0 when clean, 1 otherwise."));
-    Opened o;
+    p.setApplicationDescription(QStringLiteral(
+        "Checks rows against files: missing or extra parts, merged objects missing or of the wrong size, orphan "
+        "folders, locations without entries, unfinished uploads, stalled merges. Exit 1 when there are findings."));
+    addCommon(p);
+    DataDirPaths paths;
+    QStringList rest;
     int code = Ok;
-    if (!openFrom(p, args, 0, 0, o, code))
+    if (!resolve(p, args, 0, 0, paths, rest, code))
         return code;
+    auto cache = ActionsCache::open(paths);
     cs::Job job("verify");
-    const auto problems = o.cache->verify(job);
-    for (const auto& pr : problems)
-        printOut(QStringLiteral("%1: %2 (entry '%3')\n")
-                     .arg(QString::fromStdString(pr.path), QString::fromStdString(pr.message), QString::fromStdString(pr.entryKey)));
-    printOut(QStringLiteral("%1 problems\n").arg(problems.size()));
-    return problems.empty() ? Ok : Failure;
+    const auto findings = cache->verify(job);
+    print(p, findingsJson(findings), findingsText(findings));
+    return findings.empty() ? Ok : Failure;
 }
 
 int runMerge(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Merges the parts of unmerged entries into their merged file, as the "
-                                               "server does on a first download (all entries, or the given ids)."));
-    p.addPositionalArgument(QStringLiteral("[ID...]"), QStringLiteral("cache_entries ids (default: all)"));
-    Opened o;
+    p.setApplicationDescription(QStringLiteral(
+        "Merges the parts of unmerged entries (all, or the given ids) the way the server does on a first download, "
+        "and deletes parts left after a merge. Without --write it lists what it would do."));
+    addCommon(p);
+    addWrite(p);
+    p.addPositionalArgument(QStringLiteral("[ID...]"), QStringLiteral("cache entry ids (default: every entry)"));
+    DataDirPaths paths;
+    QStringList rest;
     int code = Ok;
-    if (!openFrom(p, args, 0, -1, o, code))
+    if (!resolve(p, args, 0, -1, paths, rest, code))
         return code;
     std::vector<std::string> ids;
-    for (const auto& s : o.rest)
+    for (const auto& s : rest)
         ids.push_back(s.toStdString());
+    const bool write = p.isSet(kWrite);
+    auto cache = ActionsCache::open(paths, write);
     cs::Job job("merge");
-    const auto results = o.cache->merge(ids, job);
-    int merged = 0;
-    for (const auto& r : results) {
-        if (r.merged) {
-            ++merged;
-            printOut(QStringLiteral("merged %1 (%2)\n").arg(QString::fromStdString(r.key), QString::fromStdString(cs::formatSize(r.bytes))));
-        }
-    }
-    printOut(QStringLiteral("%1 merged, %2 already merged\n").arg(merged).arg(results.size() - size_t(merged)));
+    const auto results = write ? cache->merge(ids, job, {p.isSet(kForce)}) : cache->planMerge(ids, p.isSet(kForce));
+    print(p, mergeJson(results, write), mergeText(results, write));
+    for (const auto& r : results)
+        if (r.error && write)
+            return Failure;
     return Ok;
 }
 
 int runEvict(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Deletes entries (rows and files) updated or used too long ago."));
-    p.addOption({QStringLiteral("older-than"), QStringLiteral("updated before now - DURATION (30d, 12h)"), QStringLiteral("DURATION")});
+    p.setApplicationDescription(QStringLiteral(
+        "Deletes entries, their rows and their folder together. Never-downloaded entries age from their update "
+        "time. Without --write (or with --dry-run) it lists what would go."));
+    addCommon(p);
+    addWrite(p);
+    p.addOption({QStringLiteral("older-than"), QStringLiteral("updated before now - DURATION (30d, 12h)"),
+                 QStringLiteral("DURATION")});
     p.addOption({QStringLiteral("unused-for"), QStringLiteral("not downloaded for DURATION"), QStringLiteral("DURATION")});
-    p.addOption({QStringLiteral("dry-run"), QStringLiteral("only list what would go")});
-    Opened o;
+    p.addOption({QStringLiteral("max-size"), QStringLiteral("then least recently used first until the rest fits SIZE"),
+                 QStringLiteral("SIZE")});
+    p.addOption({QStringLiteral("key"), QStringLiteral("only this key (repeatable; a trailing * matches a prefix)"),
+                 QStringLiteral("K")});
+    p.addOption({QStringLiteral("dry-run"), QStringLiteral("only list what would go (the default without --write)")});
+    DataDirPaths paths;
+    QStringList rest;
     int code = Ok;
-    if (!openFrom(p, args, 0, 0, o, code))
+    if (!resolve(p, args, 0, 0, paths, rest, code))
         return code;
-    cs::actions::ActionsEvictPolicy policy;
+    if (p.isSet(kWrite) && p.isSet(QStringLiteral("dry-run"))) {
+        printError(QStringLiteral("--dry-run and --write contradict each other"));
+        return Usage;
+    }
+    ActionsEvictPolicy policy;
     for (const char* name : {"older-than", "unused-for"}) {
         const QString opt = QString::fromLatin1(name);
         if (!p.isSet(opt))
             continue;
         const auto d = cs::parseDurationSeconds(p.value(opt).toStdString());
-        if (!d) {
+        if (!d || *d < 0) {
             printError(QStringLiteral("--%1 wants a duration like 30d or 12h, not '%2'").arg(opt, p.value(opt)));
             return Usage;
         }
-        (opt == QLatin1String("older-than") ? policy.olderThanSeconds : policy.unusedForSeconds) = double(*d);
+        (opt == QLatin1String("older-than") ? policy.olderThanMs : policy.unusedForMs) = *d * 1000;
     }
-    if (!policy.olderThanSeconds && !policy.unusedForSeconds) {
-        printError(QStringLiteral("actions-cache evict wants --older-than or --unused-for"));
+    if (p.isSet(QStringLiteral("max-size"))) {
+        const auto s = cs::parseSize(p.value(QStringLiteral("max-size")).toStdString());
+        if (!s) {
+            printError(QStringLiteral("--max-size wants a size like 10GiB, not '%1'").arg(p.value(QStringLiteral("max-size"))));
+            return Usage;
+        }
+        policy.maxBytes = *s;
+    }
+    for (const auto& k : p.values(QStringLiteral("key")))
+        policy.keys.push_back(k.toStdString());
+    if (!policy.olderThanMs && !policy.unusedForMs && !policy.maxBytes && policy.keys.empty()) {
+        printError(QStringLiteral("actions-cache evict wants --older-than, --unused-for, --max-size or --key"));
         return Usage;
     }
-    policy.dryRun = p.isSet(QStringLiteral("dry-run"));
+    const bool write = p.isSet(kWrite);
+    auto cache = ActionsCache::open(paths, write);
     cs::Job job("evict");
-    const auto gone = o.cache->evict(policy, job);
-    for (const auto& e : gone)
-        printOut(QStringLiteral("%1 %2 (%3)\n").arg(policy.dryRun ? QStringLiteral("would evict") : QStringLiteral("evicted"),
-                                                   QString::fromStdString(e.key), QString::fromStdString(cs::formatSize(e.size))));
-    printOut(QStringLiteral("%1 entries\n").arg(gone.size()));
+    const auto victims = write ? cache->evict(policy, job, {p.isSet(kForce)}) : cache->planEvict(policy);
+    print(p, evictJson(victims, write), evictText(victims, write));
     return Ok;
 }
 
 int runImport(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Imports every entry into a native cachescope store (created when missing)."));
+    p.setApplicationDescription(QStringLiteral(
+        "Copies entries (all, or the given ids) into a native cachescope store (created when missing), merged "
+        "there; reports dedup and compression. Reads the server's data only."));
+    addCommon(p);
     p.addPositionalArgument(QStringLiteral("STORE"), QStringLiteral("the native store folder"));
-    p.addOption({QStringLiteral("scope"), QStringLiteral("scope of the imported entries (default: actions)"), QStringLiteral("S")});
+    p.addPositionalArgument(QStringLiteral("[ID...]"), QStringLiteral("cache entry ids (default: every entry)"));
+    p.addOption({QStringLiteral("scope"), QStringLiteral("scope of the imported entries (default: actions)"),
+                 QStringLiteral("S")});
     p.addOption({QStringLiteral("part-size"), QStringLiteral("upload part size (default 1MiB)"), QStringLiteral("SIZE")});
     p.addOption({QStringLiteral("no-merge"), QStringLiteral("leave the imported entries unmerged")});
-    Opened o;
+    DataDirPaths paths;
+    QStringList rest;
     int code = Ok;
-    if (!openFrom(p, args, 1, 1, o, code))
+    if (!resolve(p, args, 1, -1, paths, rest, code))
         return code;
     uint64_t partSize = 1 << 20;
     if (p.isSet(QStringLiteral("part-size"))) {
@@ -211,12 +230,15 @@ int runImport(const QStringList& args)
         }
         partSize = *s;
     }
-    auto store = cs::store::Store::init(o.rest[0].toStdString());
+    std::vector<std::string> ids;
+    for (const auto& s : rest.mid(1))
+        ids.push_back(s.toStdString());
+    auto cache = ActionsCache::open(paths);
+    auto store = cs::store::Store::init(rest[0].toStdString());
     cs::Job job("import");
-    const uint64_t n = o.cache->importInto(*store, p.value(QStringLiteral("scope")).isEmpty() ? std::string("actions")
-                                                                                              : p.value(QStringLiteral("scope")).toStdString(),
-                                           partSize, p.isSet(QStringLiteral("no-merge")), job);
-    printOut(QStringLiteral("imported %1 entries into %2\n").arg(n).arg(o.rest[0]));
+    const std::string scope = p.isSet(QStringLiteral("scope")) ? p.value(QStringLiteral("scope")).toStdString() : "actions";
+    const auto r = cache->importInto(*store, ids, scope, partSize, p.isSet(QStringLiteral("no-merge")), job);
+    print(p, importJson(r, rest[0].toStdString()), importText(r, rest[0].toStdString()));
     return Ok;
 }
 
@@ -232,7 +254,11 @@ int run(const QStringList& args)
     if (sub == QLatin1String("evict")) return runEvict(rest);
     if (sub == QLatin1String("import")) return runImport(rest);
     if (sub == QLatin1String("--help") || sub == QLatin1String("-h")) {
-        printOut(QStringLiteral("usage: cachescope-cli actions-cache ls|verify|merge|evict|import DB STORAGE ...\n"));
+        printOut(QStringLiteral(
+            "usage: cachescope-cli actions-cache ls|verify|merge|evict|import DATA_DIR [--db PATH] [--storage PATH] "
+            "[--json] ...\n"
+            "Reads open the server's database read-only and change no byte; merge and evict change data only with "
+            "--write.\n"));
         return Ok;
     }
     printError(QStringLiteral("actions-cache wants ls, verify, merge, evict or import (see --help)"));
@@ -240,7 +266,8 @@ int run(const QStringList& args)
 }
 
 CommandRegistration reg({QStringLiteral("actions-cache"),
-                         QStringLiteral("browse, verify, merge, evict or import a github-actions-cache-server's data"), run});
+                         QStringLiteral("browse, verify, merge, evict or import a github-actions-cache-server's data"),
+                         run});
 
 } // namespace
 } // namespace cli

@@ -1,21 +1,19 @@
-// The data of a self-hosted GitHub Actions cache server
-// (github-actions-cache-server, SQLite driver, filesystem storage), opened
-// offline: its SQLite file and its storage folder.
+// A github-actions-cache-server deployment's data (schema v9.4.7), opened
+// offline through its catalog and storage (ActionsBackend.h): what it holds,
+// what is wrong with it, and the writes an operator asks for. The CLI
+// (`actions-cache`) and the GUI both stay thin layers over this.
 //
-// Tables read (columns the server's first migration creates):
-//   storage_locations(id TEXT PK, folderName TEXT, partCount INTEGER,
-//                     mergeStartedAt, mergedAt, partsDeletedAt, lastDownloadedAt  -- ms since epoch or NULL)
-//   cache_entries(id TEXT PK, key TEXT, version TEXT, updatedAt INTEGER, locationId TEXT)
-//   uploads(id INTEGER PK, key, version, createdAt, lastPartUploadedAt, folderName)
-// Storage folder:
-//   <folderName>/parts/<i>   uploaded parts, i = 0..partCount-1
-//   <folderName>/merged      all parts concatenated (written on first download)
-//
-// The merge here does what the server does on a first download, crash-safe:
-// write merged.tmp, fsync, rename to merged, set mergeStartedAt/mergedAt in
-// one transaction, then set partsDeletedAt and delete the parts. A crash
-// leaves the location unmerged with its parts, or merged.
+// Read-only is a guarantee: open() without writable opens the catalog
+// read-only (no byte of the data dir changes); every read lists each storage
+// folder once, so the work is bounded by the files present, never by a part
+// count a row claims. Writes (merge, evict, removeOrphans) need writable and
+// refuse while the server looks active, unless forced; each is crash-safe
+// and idempotent (docs/actions-cache.md gives the order of every step).
+// Crash tests: CACHESCOPE_ACTIONS_KILL_AT=<point>[:n] raises SIGKILL at the
+// n-th pass of a named point (the points are listed in ActionsCache.cpp).
 #pragma once
+#include "core/actions-cache/ActionsBackend.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -24,81 +22,161 @@
 
 namespace cs {
 class Job;
-namespace store { class Catalog; class Store; }
+namespace store { class Store; }
 }
 
 namespace cs::actions {
 
+// The catalog and storage of a data dir. DATA_DIR holds sqlite.db and either
+// storage/filesystem/ (the server's defaults, DB_SQLITE_PATH=.data/sqlite.db,
+// STORAGE_FILESYSTEM_PATH=.data/storage/filesystem) or storage/ with the
+// folders directly in it. DATA_DIR may also be the sqlite.db file itself.
+// db/storage override each half. Throws when a path is missing.
+struct DataDirPaths {
+    std::string dbPath;
+    std::string storageDir;
+};
+DataDirPaths resolveDataDir(const std::string& dataDir, const std::optional<std::string>& db = {},
+                            const std::optional<std::string>& storage = {});
+
+// unmerged: parts only. merge started: mergeStartedAt set, no mergedAt (a
+// merge running, or one that stalled). merged: the merged object, parts
+// still there. parts deleted: merged and the parts removed (the server's end
+// state; without mergedAt it is damage verify reports).
+enum class EntryState { Unmerged, MergeStarted, Merged, PartsDeleted };
+const char* entryStateName(EntryState s); // "unmerged", "merge started", "merged", "parts deleted"
+
 struct ActionsEntry {
-    std::string id;             // cache_entries.id
-    std::string key;
-    std::string version;
+    std::string id, key, version, scope, repoId;
     int64_t updatedAtMs = 0;
     std::string locationId;
+    bool hasLocation = false;     // false: locationId names no storage_locations row
     std::string folderName;
-    uint32_t partCount = 0;
+    int64_t partCount = 0;        // as the row claims
     std::optional<int64_t> mergeStartedAtMs, mergedAtMs, partsDeletedAtMs, lastDownloadedAtMs;
-    uint64_t size = 0;          // bytes on disk: the merged file, or the sum of the parts
+    EntryState state = EntryState::Unmerged;
+    // From the files (one listing of the folder):
+    uint64_t size = 0;            // the stored blob: merged object when merged, else the parts present
+    uint64_t partsPresent = 0;    // part objects found
+    uint64_t partBytes = 0;       // their bytes
+    bool mergedPresent = false;
+    std::string storageError;     // the folder could not be listed (a link, not a folder, ...)
+
     bool merged() const { return mergedAtMs.has_value(); }
 };
 
-struct PendingUpload {
-    int64_t id = 0;
-    std::string key, version, folderName;
-    int64_t createdAtMs = 0;
-    uint32_t partsPresent = 0;
+struct ActionsUpload {
+    UploadRow row;
+    uint64_t partsPresent = 0;    // part objects in its folder
+    uint64_t partBytes = 0;
+    int64_t ageMs = 0;            // since the last part (or creation when none)
 };
 
-struct ActionsProblem {
-    std::string entryKey;
-    std::string path;
-    std::string message;        // one sentence
+// One part of an entry for a parts pane: present ones with their size, and
+// missing indexes below the claimed count (at most maxMissing of them).
+struct ActionsPart {
+    uint64_t index = 0;
+    uint64_t size = 0;
+    bool present = false;
+};
+
+enum class FindingKind {
+    MissingParts,         // fewer part objects than partCount (unmerged entry)
+    ExtraParts,           // part indexes at or above partCount, or stray names in parts/
+    MergedMissing,        // mergedAt set, no merged object
+    MergedWrongSize,      // merged object's size differs from the parts still present
+    PartsDeletedUnmerged, // partsDeletedAt set without mergedAt: nothing left to serve
+    StalledMerge,         // mergeStartedAt older than the server's 15-minute reset, no mergedAt
+    OrphanFolder,         // a storage folder no location or upload names
+    LocationWithoutEntry, // a storage_locations row no cache entry names
+    EntryWithoutLocation, // a cache entry naming a missing location
+    UnfinishedUpload,     // an uploads row (uploads are deleted when they finish)
+    SymbolicLink,         // a link inside the storage folder (never followed)
+    StorageError,         // a folder that cannot be listed
+};
+const char* findingKindName(FindingKind k); // "missing-parts", "orphan-folder", ...
+
+struct Finding {
+    FindingKind kind;
+    std::string entryId;          // cache entry, location or upload id ("" for an orphan folder)
+    std::string key;
+    std::string folder;           // storage folder name it concerns ("" when none)
+    std::string path;             // object or folder it is about
+    std::string message;          // one sentence
+    uint64_t bytes = 0;           // orphans: bytes the folder holds
+};
+
+// The server looks active when an upload or a merge was touched, or an
+// entry written, within the window: writes then refuse unless forced.
+constexpr int64_t kActivityWindowMs = 5 * 60 * 1000;
+struct Activity {
+    bool active = false;
+    std::string reason;           // "upload 1234 ('key') had a part 40 s ago"
 };
 
 struct ActionsMergeResult {
-    std::string key;
+    std::string id, key;
     uint64_t bytes = 0;
-    bool merged = false;        // false when it already was
+    bool merged = false;          // a merged object was written
+    bool error = false;           // refused: action says why (parts missing, a link, ...)
+    std::string action;           // what was (or would be) done, or why not, one phrase
 };
 
 struct ActionsEvictPolicy {
-    std::optional<double> olderThanSeconds;   // updatedAt before now - this
-    std::optional<double> unusedForSeconds;   // lastDownloadedAt (or updatedAt when never) before now - this
-    bool dryRun = false;
+    std::optional<int64_t> olderThanMs;   // updatedAt before now - this
+    std::optional<int64_t> unusedForMs;   // lastDownloadedAt (updatedAt when never downloaded) before now - this
+    std::optional<uint64_t> maxBytes;     // then least recently used first until the rest <= this
+    std::vector<std::string> keys;        // only these keys (a trailing '*' matches a prefix)
+};
+
+struct ActionsImportResult {
+    uint64_t entries = 0;
+    uint64_t bytes = 0;           // logical bytes imported
+    uint64_t chunks = 0, newChunks = 0;
+    uint64_t appendedBytes = 0;   // pack bytes written (after dedup and compression)
+};
+
+struct WriteOptions {
+    bool force = false;           // write even while the server looks active
 };
 
 class ActionsCache {
 public:
-    // Opens the server's SQLite file and its storage folder; throws cs::Error
-    // naming the path when the tables are missing.
-    static std::unique_ptr<ActionsCache> open(const std::string& dbPath, const std::string& storageDir);
+    ActionsCache(std::unique_ptr<ActionsCatalog> catalog, std::unique_ptr<ActionsStorage> storage);
     ~ActionsCache();
+    // The SQLite + filesystem data at paths; read-only unless writable.
+    static std::unique_ptr<ActionsCache> open(const DataDirPaths& paths, bool writable = false);
 
-    const std::string& dbPath() const { return dbPath_; }
-    const std::string& storageDir() const { return storageDir_; }
+    ActionsCatalog& catalog() { return *catalog_; }
+    ActionsStorage& storage() { return *storage_; }
 
-    std::vector<ActionsEntry> entries() const;
-    std::vector<PendingUpload> pendingUploads() const;
-    // Every merged location has its merged file; every unmerged one all its parts.
-    std::vector<ActionsProblem> verify(Job& job) const;
-    // Merges the entries with these ids (all unmerged ones when empty).
-    std::vector<ActionsMergeResult> merge(const std::vector<std::string>& entryIds, Job& job);
-    std::vector<ActionsEntry> evict(const ActionsEvictPolicy& policy, Job& job);
-    // Copies every entry (merged file or parts) into a native store as an
-    // entry with the same key and version in scope `scope`, uploaded as parts
-    // of partSize bytes; merges them in the store unless noMerge.
-    uint64_t importInto(store::Store& target, const std::string& scope, uint64_t partSize, bool noMerge, Job& job);
+    // Reads.
+    std::vector<ActionsEntry> entries(Job* job = nullptr);
+    std::vector<ActionsUpload> uploads();
+    std::vector<ActionsPart> parts(const ActionsEntry& e, size_t maxMissing = 1000);
+    std::vector<Finding> verify(Job& job);
+    Activity activity(int64_t windowMs = kActivityWindowMs);
 
-    // Path of part i or of the merged file of a location (folder names are
-    // checked to be plain names, never paths).
-    std::string partPath(const ActionsEntry& e, uint32_t index) const;
-    std::string mergedPath(const ActionsEntry& e) const;
+    // Plans: what a write would do, changing nothing.
+    std::vector<ActionsMergeResult> planMerge(const std::vector<std::string>& entryIds, bool force = false);
+    std::vector<ActionsEntry> planEvict(const ActionsEvictPolicy& policy);
+    std::vector<Finding> planRemoveOrphans(); // orphan folders and locations without entries
+
+    // Writes (need writable; refuse while active unless options.force).
+    // merge: the entries with these ids (all that need it when empty).
+    std::vector<ActionsMergeResult> merge(const std::vector<std::string>& entryIds, Job& job, WriteOptions options = {});
+    std::vector<ActionsEntry> evict(const ActionsEvictPolicy& policy, Job& job, WriteOptions options = {});
+    std::vector<Finding> removeOrphans(Job& job, WriteOptions options = {});
+    // Copies entries (all when ids is empty) into a native store, with the
+    // same key and version, in `scope`, re-cut into parts of partSize, merged
+    // there unless noMerge. Reads only from this data.
+    ActionsImportResult importInto(store::Store& target, const std::vector<std::string>& entryIds,
+                                   const std::string& scope, uint64_t partSize, bool noMerge, Job& job);
 
 private:
-    ActionsCache() = default;
-    std::string folderOf(const std::string& folderName) const;
-    std::string dbPath_, storageDir_;
-    std::unique_ptr<store::Catalog> db_;
+    void requireWritable(const WriteOptions& options);
+    std::unique_ptr<ActionsCatalog> catalog_;
+    std::unique_ptr<ActionsStorage> storage_;
 };
 
 } // namespace cs::actions

@@ -1,218 +1,462 @@
-// Offline access to a github-actions-cache-server's data: a database and
-// storage folder laid out as the server writes them are listed, verified,
-// merged (merged file == parts concatenated, by SHA-256), evicted and
-// imported into a native store that restores the same bytes.
+// A github-actions-cache-server data dir (v9.4.7, every state: see
+// common/ActionsCacheFixture.h) read through the core: listing and sizes
+// from the files, each verify finding, the offline merge byte-exact against
+// the parts concatenated in numeric order, eviction, import into a native
+// store that restores the same bytes, symlinks refused, bounded work on
+// absurd part counts.
+#include "common/ActionsCacheFixture.h"
 #include "common/TestSupport.h"
+#include "common/TreeHash.h"
 
 #include "core/actions-cache/ActionsCache.h"
 #include "core/jobs/Job.h"
+#include "core/store/Catalog.h"
 #include "core/store/Store.h"
 #include "core/util/Error.h"
 
-#include <sqlite3.h>
+#include <QFile>
 
-#include <chrono>
+#include <map>
+#include <set>
+
+#include <sys/stat.h>
 
 using namespace cs;
+using namespace cs::actions;
+using testsupport::ActionsCacheFixture;
 
 namespace {
 
-// The server's schema (its first migration, SQLite driver).
-const char* kSchema = R"(
-CREATE TABLE storage_locations (id text primary key, folderName text not null, partCount integer not null,
-  mergeStartedAt bigint, mergedAt bigint, partsDeletedAt bigint, lastDownloadedAt bigint);
-CREATE TABLE cache_entries (id text primary key, key text not null, version text not null, updatedAt bigint not null,
-  locationId text not null references storage_locations(id) on delete cascade);
-CREATE TABLE uploads (id bigint primary key, key text not null, version text not null, createdAt bigint not null,
-  lastPartUploadedAt bigint, folderName text not null);
-CREATE INDEX idx_cache_entries_key_version ON cache_entries (key, version);
-CREATE INDEX idx_uploads_key_version ON uploads (key, version);
-)";
-
-int64_t nowMs()
+DataDirPaths pathsOf(const ActionsCacheFixture& f)
 {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return resolveDataDir(f.dataDir().toStdString());
 }
 
-struct Server {
-    QTemporaryDir dir;
-    QString db() const { return dir.filePath("sqlite.db"); }
-    QString storage() const { return dir.filePath("storage"); }
-    sqlite3* handle = nullptr;
+std::map<std::string, ActionsEntry> byFolder(const std::vector<ActionsEntry>& entries)
+{
+    std::map<std::string, ActionsEntry> m;
+    for (const auto& e : entries)
+        m[e.folderName] = e;
+    return m;
+}
 
-    Server()
-    {
-        QDir().mkpath(storage());
-        sqlite3_open(db().toUtf8().constData(), &handle);
-        sqlite3_exec(handle, kSchema, nullptr, nullptr, nullptr);
-    }
-    ~Server() { sqlite3_close(handle); }
+std::multiset<std::string> kindsOf(const std::vector<Finding>& findings)
+{
+    std::multiset<std::string> kinds;
+    for (const auto& f : findings)
+        kinds.insert(std::string(findingKindName(f.kind)) + ":" + f.folder);
+    return kinds;
+}
 
-    void exec(const QString& sql) { QCOMPARE(sqlite3_exec(handle, sql.toUtf8().constData(), nullptr, nullptr, nullptr), SQLITE_OK); }
+const Finding* findKind(const std::vector<Finding>& findings, FindingKind kind)
+{
+    for (const auto& f : findings)
+        if (f.kind == kind)
+            return &f;
+    return nullptr;
+}
 
-    // An entry whose parts are on disk (unmerged) or whose merged file is (merged).
-    QByteArray add(const QString& id, const QString& key, const QString& folder, int parts, bool merged, int64_t updated,
-                   uint64_t seed)
-    {
-        QByteArray all;
-        QDir().mkpath(storage() + "/" + folder + "/parts");
-        for (int i = 0; i < parts; ++i) {
-            const QByteArray part = testsupport::randomBytes(100000 + i * 777, seed + uint64_t(i));
-            all += part;
-            if (!merged)
-                testsupport::writeFile(storage() + "/" + folder + "/parts/" + QString::number(i), part);
-        }
-        if (merged)
-            testsupport::writeFile(storage() + "/" + folder + "/merged", all);
-        const QString m = merged ? QString::number(updated) : QStringLiteral("NULL");
-        exec(QStringLiteral("INSERT INTO storage_locations VALUES ('loc-%1', '%2', %3, %4, %4, %4, NULL)")
-                 .arg(id, folder).arg(parts).arg(m));
-        exec(QStringLiteral("INSERT INTO cache_entries VALUES ('%1', '%2', 'v1', %3, 'loc-%1')").arg(id, key).arg(updated));
-        return all;
-    }
-};
+// The findings of the untouched fixture: the states that are problems.
+std::multiset<std::string> baseFindings()
+{
+    return {"stalled-merge:1004", "location-without-entry:1006", "unfinished-upload:7001", "orphan-folder:9999"};
+}
 
 } // namespace
 
 class TestActionsCache : public QObject {
     Q_OBJECT
 private slots:
-    void listsVerifiesAndMerges();
-    void refusesWhatIsNotAServerDatabase();
-    void hostileFolderNamesStayInside();
-    void evictsByAge();
-    void importsIntoANativeStore();
+    void bothLayoutsResolve()
+    {
+        for (auto layout : {ActionsCacheFixture::Layout::ServerDefault, ActionsCacheFixture::Layout::Flat}) {
+            QTemporaryDir dir;
+            ActionsCacheFixture f(dir.path(), layout);
+            const DataDirPaths p = pathsOf(f);
+            QCOMPARE(QString::fromStdString(p.dbPath), f.dbPath());
+            QCOMPARE(QString::fromStdString(p.storageDir), f.storageDir());
+            // The sqlite.db itself names the data dir too.
+            QCOMPARE(QString::fromStdString(resolveDataDir(f.dbPath().toStdString()).storageDir), f.storageDir());
+            auto cache = ActionsCache::open(p);
+            QCOMPARE(cache->entries().size(), size_t(f.entries().size()));
+        }
+    }
+
+    void listingStatesAndSizes()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        auto cache = ActionsCache::open(pathsOf(f));
+        const auto entries = byFolder(cache->entries());
+        QCOMPARE(entries.size(), size_t(5));
+        for (const auto& fe : f.entries()) {
+            const ActionsEntry& e = entries.at(fe.folder.toStdString());
+            QCOMPARE(QString::fromStdString(e.id), fe.id);
+            QCOMPARE(QString::fromStdString(e.key), fe.key);
+            QCOMPARE(QString::fromLatin1(entryStateName(e.state)), fe.state);
+            QCOMPARE(e.partCount, int64_t(fe.partCount));
+            QCOMPARE(e.partsPresent, uint64_t(fe.parts.size()));
+            QCOMPARE(e.scope, std::string("refs/heads/main"));
+            QCOMPARE(e.repoId, std::string("1"));
+            if (fe.folder == "1004") // merge stalled: the blob is still the parts, not the partial merged
+                QCOMPARE(e.size, uint64_t(fe.size));
+            else
+                QCOMPARE(e.size, uint64_t(fe.size));
+        }
+        QVERIFY(entries.at("1001").merged());
+        QVERIFY(!entries.at("1003").merged());
+        QVERIFY(!entries.at("1003").lastDownloadedAtMs);
+        const auto uploads = cache->uploads();
+        QCOMPARE(uploads.size(), size_t(1));
+        QCOMPARE(uploads[0].row.id, int64_t(7001));
+        QCOMPARE(uploads[0].row.startedPartUploadCount, int64_t(3));
+        QCOMPARE(uploads[0].row.finishedPartUploadCount, int64_t(2));
+        QCOMPARE(uploads[0].partsPresent, uint64_t(2));
+        QVERIFY(uploads[0].ageMs >= 90 * 60 * 1000);
+    }
+
+    void partsPaneListsPresentAndMissingInNumericOrder()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        QVERIFY(QFile::remove(f.storageDir() + "/1003/parts/10"));
+        auto cache = ActionsCache::open(pathsOf(f));
+        const auto e = byFolder(cache->entries()).at("1003");
+        const auto parts = cache->parts(e);
+        QCOMPARE(parts.size(), size_t(12));
+        for (size_t i = 0; i < parts.size(); ++i) {
+            QCOMPARE(parts[i].index, uint64_t(i));
+            QCOMPARE(parts[i].present, i != 10);
+            QCOMPARE(parts[i].size, i == 10 ? uint64_t(0) : uint64_t(f.entry("1003").parts[int(i)].size()));
+        }
+    }
+
+    void verifyReportsTheFixturesProblems()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        auto cache = ActionsCache::open(pathsOf(f));
+        Job job("verify");
+        const auto findings = cache->verify(job);
+        QCOMPARE(kindsOf(findings), baseFindings());
+        const Finding* upload = findKind(findings, FindingKind::UnfinishedUpload);
+        QVERIFY(upload);
+        QCOMPARE(upload->entryId, std::string("7001"));
+        QCOMPARE(upload->key, std::string("upload-never-finished"));
+        QVERIFY2(QString::fromStdString(upload->message).contains("upload 7001 of key 'upload-never-finished'"),
+                 upload->message.c_str());
+        QVERIFY2(QString::fromStdString(upload->message).contains("created 2 h ago"), upload->message.c_str());
+        const Finding* stalled = findKind(findings, FindingKind::StalledMerge);
+        QCOMPARE(stalled->key, std::string("windows-merge-stalled"));
+        QVERIFY2(QString::fromStdString(stalled->message).contains("started 2 h ago"), stalled->message.c_str());
+        QCOMPARE(findKind(findings, FindingKind::OrphanFolder)->bytes, uint64_t(5000));
+        QCOMPARE(findKind(findings, FindingKind::LocationWithoutEntry)->entryId,
+                 ActionsCacheFixture::locationWithoutEntryId().toStdString());
+    }
+
+    void verifyFindsEachDamage_data()
+    {
+        QTest::addColumn<QString>("damage");
+        QTest::addColumn<QString>("finding");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("also"); // a second finding the damage implies
+        QTest::newRow("missing part") << "rm 1003/parts/10" << "missing-parts:1003" << "1 of 12 parts missing (index 10)" << "";
+        QTest::newRow("extra part") << "add 1003/parts/12" << "extra-parts:1003" << "beyond the 12 the location claims" << "";
+        QTest::newRow("stray name") << "add 1003/parts/007" << "extra-parts:1003" << "not an object the server writes" << "";
+        QTest::newRow("merged missing") << "rm 1001/merged" << "merged-missing:1001" << "merged object is missing" << "";
+        QTest::newRow("merged wrong size") << "truncate 1002/merged" << "merged-wrong-size:1002" << "is 100 bytes" << "";
+        QTest::newRow("parts deleted unmerged")
+            << "sql UPDATE storage_locations SET partsDeletedAt = 1 WHERE folderName = '1005'"
+            << "parts-deleted-unmerged:1005" << "never merged" << "";
+        QTest::newRow("entry without location")
+            << "sql INSERT INTO cache_entries VALUES ('e-x', 'k-x', 'v', 5, 'nowhere', 's', 'r')"
+            << "entry-without-location:" << "'nowhere', which does not exist" << "";
+        QTest::newRow("symlinked part") << "link 1003/parts/4" << "symbolic-link:1003" << "never followed"
+                                        << "missing-parts:1003"; // a link is not a part
+        QTest::newRow("symlinked folder") << "link 1005" << "symbolic-link:1005" << "symbolic link" << "";
+    }
+
+    void verifyFindsEachDamage()
+    {
+        QFETCH(QString, damage);
+        QFETCH(QString, finding);
+        QFETCH(QString, text);
+        QFETCH(QString, also);
+        QTemporaryDir dir, outside;
+        ActionsCacheFixture f(dir.path());
+        const QString what = damage.section(' ', 0, 0), arg = damage.section(' ', 1);
+        const QString path = f.storageDir() + "/" + arg;
+        if (what == "rm") {
+            QVERIFY(QFile::remove(path));
+        } else if (what == "add") {
+            QVERIFY(testsupport::writeFile(path, "extra"));
+        } else if (what == "truncate") {
+            QVERIFY(QFile::resize(path, 100));
+        } else if (what == "sql") {
+            f.exec(arg);
+        } else if (what == "link") {
+            const QString target = outside.filePath("target");
+            QVERIFY(QDir().rename(path, target));
+            QVERIFY(QFile::link(target, path));
+        }
+        auto cache = ActionsCache::open(pathsOf(f));
+        Job job("verify");
+        const auto findings = cache->verify(job);
+        auto expected = baseFindings();
+        expected.insert(finding.toStdString());
+        if (!also.isEmpty())
+            expected.insert(also.toStdString());
+        const auto got = kindsOf(findings);
+        QVERIFY2(got.count(finding.toStdString()) >= 1, qPrintable(damage));
+        bool named = false;
+        for (const auto& fi : findings)
+            if ((std::string(findingKindName(fi.kind)) + ":" + fi.folder) == finding.toStdString()
+                && QString::fromStdString(fi.message + " " + fi.path).contains(text))
+                named = true;
+        QVERIFY2(named, qPrintable(text));
+        // Nothing else appeared.
+        for (const auto& k : got)
+            QVERIFY2(expected.count(k), k.c_str());
+    }
+
+    void absurdPartCountsCostOnlyTheFilesPresent()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        f.exec("UPDATE storage_locations SET partCount = 10000000 WHERE folderName = '1003'");
+        auto cache = ActionsCache::open(pathsOf(f));
+        const auto e = byFolder(cache->entries()).at("1003");
+        QCOMPARE(e.partCount, int64_t(10000000));
+        QCOMPARE(e.partsPresent, uint64_t(12));
+        QCOMPARE(e.size, uint64_t(f.entry("1003").size));
+        QCOMPARE(cache->parts(e, 5).size(), size_t(12 + 5));
+        Job job("verify");
+        const auto findings = cache->verify(job);
+        const Finding* missing = findKind(findings, FindingKind::MissingParts);
+        QVERIFY(missing);
+        QVERIFY2(QString::fromStdString(missing->message)
+                     .contains("9999988 of 10000000 parts missing (index 12, 13, 14, 15, 16 and 9999983 more)"),
+                 missing->message.c_str());
+        // Merge refuses (parts missing) without looping either.
+        const auto plan = cache->planMerge({e.id});
+        QCOMPARE(plan.size(), size_t(1));
+        QVERIFY(plan[0].error);
+    }
+
+    void mergeIsByteExactInNumericOrder()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        // The least readable part decides the merged file's mode.
+        QVERIFY(::chmod((f.storageDir() + "/1003/parts/5").toUtf8().constData(), 0600) == 0);
+        const auto& fe = f.entry("1003");
+        // Lexical order (0, 1, 10, 11, 2, ...) gives other bytes: the test can tell.
+        QByteArray lexical;
+        for (int i : {0, 1, 10, 11, 2, 3, 4, 5, 6, 7, 8, 9})
+            lexical += fe.parts[i];
+        QVERIFY(lexical != fe.blob);
+
+        auto cache = ActionsCache::open(pathsOf(f), true);
+        const auto plan = cache->planMerge({});
+        std::set<std::string> planned;
+        for (const auto& r : plan)
+            planned.insert(r.key + (r.error ? " refused" : ""));
+        // 1003 unmerged, 1004 stalled 2 h ago, 1005 unmerged, 1002 parts left to delete.
+        QCOMPARE(planned, (std::set<std::string>{"buildkit-unmerged-12-parts", "windows-merge-stalled",
+                                                 "macos-never-downloaded", "linux-node-merged-parts-left"}));
+        Job job("merge");
+        const auto results = cache->merge({}, job);
+        QCOMPARE(results.size(), size_t(4));
+        for (const auto& r : results)
+            QVERIFY2(!r.error, r.action.c_str());
+
+        for (const char* folder : {"1002", "1003", "1004", "1005"}) {
+            const auto& e = f.entry(folder);
+            const QString merged = f.storageDir() + "/" + folder + "/merged";
+            QVERIFY2(testsupport::readFile(merged) == e.blob, folder);
+            QVERIFY2(!QFileInfo::exists(f.storageDir() + "/" + folder + "/parts"), folder);
+            QCOMPARE(QDir(f.storageDir() + "/" + folder).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                     QStringList{"merged"});
+        }
+        struct stat st;
+        QVERIFY(::stat((f.storageDir() + "/1003/merged").toUtf8().constData(), &st) == 0);
+        QCOMPARE(int(st.st_mode & 0777), 0600);
+        const auto after = byFolder(cache->entries());
+        for (const char* folder : {"1002", "1003", "1004", "1005"}) {
+            const auto& e = after.at(folder);
+            QCOMPARE(e.state, EntryState::PartsDeleted);
+            QVERIFY(e.mergeStartedAtMs && e.mergedAtMs && e.partsDeletedAtMs);
+            QCOMPARE(e.size, uint64_t(f.entry(folder).size));
+        }
+        // The server's data stays in its journal mode.
+        QCOMPARE(store::Catalog::journalModeOnDisk(f.dbPath().toStdString()), std::string("delete"));
+        QVERIFY(!QFile::exists(f.dbPath() + "-wal"));
+        // Only the states that are not about entries are left.
+        Job again("verify");
+        QCOMPARE(kindsOf(cache->verify(again)),
+                 (std::multiset<std::string>{"location-without-entry:1006", "unfinished-upload:7001",
+                                             "orphan-folder:9999"}));
+    }
+
+    void mergeRefusesLinksAndTouchesNothingOutside()
+    {
+        QTemporaryDir dir, outside;
+        ActionsCacheFixture f(dir.path());
+        const QString part = f.storageDir() + "/1003/parts/4", target = outside.filePath("part4");
+        QVERIFY(QDir().rename(part, target));
+        QVERIFY(QFile::link(target, part));
+        const QString victim = outside.filePath("victim");
+        QVERIFY(testsupport::writeFile(victim, "not yours"));
+        QVERIFY(QFile::link(victim, f.storageDir() + "/1005/merged"));
+        const auto before = testsupport::hashTree(outside.path());
+        auto cache = ActionsCache::open(pathsOf(f), true);
+        Job job("merge");
+        const auto results = cache->merge({f.entry("1003").id.toStdString(), f.entry("1005").id.toStdString()}, job);
+        QCOMPARE(results.size(), size_t(2));
+        for (const auto& r : results) {
+            QVERIFY(r.error);
+            QVERIFY2(QString::fromStdString(r.action).contains("is a symbolic link"), r.action.c_str());
+        }
+        QVERIFY(QString::fromStdString(results[0].action + results[1].action).contains(part));
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(outside.path())), QStringList());
+        QVERIFY(QFileInfo(f.storageDir() + "/1005/merged").isSymLink());
+    }
+
+    void evictByAgeAndBudget()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        auto cache = ActionsCache::open(pathsOf(f), true);
+        auto keysOf = [](const std::vector<ActionsEntry>& v) {
+            std::set<std::string> s;
+            for (const auto& e : v)
+                s.insert(e.folderName);
+            return s;
+        };
+        const int64_t day = 24 * 3600 * 1000;
+        // Never downloaded: ages from updatedAt (1005 updated 40 days ago).
+        QCOMPARE(keysOf(cache->planEvict({30 * day, {}, {}, {}})), (std::set<std::string>{"1005"}));
+        // Unused for 36 h: 1001 (downloaded 2 days ago) and 1005; 1003 was updated a day ago.
+        QCOMPARE(keysOf(cache->planEvict({{}, day * 3 / 2, {}, {}})), (std::set<std::string>{"1001", "1005"}));
+        QCOMPARE(keysOf(cache->planEvict({{}, {}, {}, {"linux-*"}})), (std::set<std::string>{"1001", "1002"}));
+        // A budget: least recently used first until the rest fits.
+        uint64_t total = 0;
+        for (const auto& e : f.entries())
+            total += uint64_t(e.size);
+        const auto budget = cache->planEvict({{}, {}, total - 1, {}});
+        QCOMPARE(keysOf(budget), (std::set<std::string>{"1005"}));
+
+        Job job("evict");
+        const auto gone = cache->evict({{}, day * 3 / 2, {}, {}}, job);
+        QCOMPARE(keysOf(gone), (std::set<std::string>{"1001", "1005"}));
+        QVERIFY(!QFileInfo::exists(f.storageDir() + "/1001"));
+        QVERIFY(!QFileInfo::exists(f.storageDir() + "/1005"));
+        QVERIFY(QFileInfo::exists(f.storageDir() + "/1003/parts/11"));
+        const auto left = byFolder(cache->entries());
+        QCOMPARE(left.size(), size_t(3));
+        QVERIFY(!left.count("1001") && !left.count("1005"));
+        Job verify("verify");
+        QCOMPARE(kindsOf(cache->verify(verify)), baseFindings()); // rows and folders went together
+    }
+
+    void removeOrphansTakesOnlyOrphans()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        auto cache = ActionsCache::open(pathsOf(f), true);
+        QCOMPARE(cache->planRemoveOrphans().size(), size_t(2));
+        Job job("orphans");
+        const auto removed = cache->removeOrphans(job);
+        QCOMPARE(removed.size(), size_t(2));
+        QVERIFY(!QFileInfo::exists(f.storageDir() + "/9999"));
+        QVERIFY(!QFileInfo::exists(f.storageDir() + "/1006"));
+        QVERIFY(QFileInfo::exists(f.storageDir() + "/7001/parts/0")); // an upload's folder is not an orphan
+        Job verify("verify");
+        QCOMPARE(kindsOf(cache->verify(verify)),
+                 (std::multiset<std::string>{"stalled-merge:1004", "unfinished-upload:7001"}));
+    }
+
+    void writesNeedWritableAndAQuietServer()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        {
+            auto ro = ActionsCache::open(pathsOf(f));
+            Job job("merge");
+            QVERIFY_THROWS_EXCEPTION(cs::Error, ro->merge({}, job));
+        }
+        f.exec(QString("UPDATE uploads SET lastPartUploadedAt = %1").arg(QDateTime::currentMSecsSinceEpoch() - 20000));
+        const auto before = testsupport::hashTree(dir.path());
+        auto cache = ActionsCache::open(pathsOf(f), true);
+        const Activity a = cache->activity();
+        QVERIFY(a.active);
+        QVERIFY2(QString::fromStdString(a.reason).contains("upload 7001 ('upload-never-finished') received a part"),
+                 a.reason.c_str());
+        Job job("merge");
+        try {
+            cache->merge({}, job);
+            QFAIL("merged while the server looked active");
+        } catch (const cs::Error& e) {
+            QVERIFY2(QString(e.what()).contains("the server looks active"), e.what());
+        }
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(dir.path())), QStringList());
+        Job forced("merge");
+        QCOMPARE(cache->merge({f.entry("1005").id.toStdString()}, forced, {true}).size(), size_t(1));
+        QCOMPARE(testsupport::readFile(f.storageDir() + "/1005/merged"), f.entry("1005").blob);
+    }
+
+    void importRoundTrip()
+    {
+        QTemporaryDir dir, target;
+        ActionsCacheFixture f(dir.path());
+        const auto before = testsupport::hashTree(dir.path());
+        auto cache = ActionsCache::open(pathsOf(f));
+        auto store = store::Store::init(target.filePath("store").toStdString());
+        Job job("import");
+        const std::vector<std::string> ids{f.entry("1001").id.toStdString(), f.entry("1003").id.toStdString(),
+                                           f.entry("1004").id.toStdString()};
+        const auto r = cache->importInto(*store, ids, "actions", 4096, false, job);
+        QCOMPARE(r.entries, uint64_t(3));
+        QCOMPARE(r.bytes, uint64_t(f.entry("1001").size + f.entry("1003").size + f.entry("1004").size));
+        QVERIFY(r.chunks > 0 && r.appendedBytes > 0);
+        for (const char* folder : {"1001", "1003", "1004"}) {
+            const auto& e = f.entry(folder);
+            const auto row = store->findEntry(e.key.toStdString(), e.version.toStdString(), "actions");
+            QVERIFY(row);
+            const QString out = target.filePath(QString(folder) + ".out");
+            Job restore("restore");
+            store->restoreEntryToFile(row->id, out.toStdString(), restore);
+            QVERIFY2(testsupport::readFile(out) == e.blob, folder);
+        }
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(dir.path())), QStringList());
+    }
+
+    void damagedDataIsOneError()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        QVERIFY(QDir(f.dataDir() + "/storage").removeRecursively());
+        try {
+            ActionsCache::open(pathsOf(f));
+            QFAIL("opened without a storage folder");
+        } catch (const cs::Error& e) {
+            QVERIFY2(QString(e.what()).contains("no such storage folder"), e.what());
+        }
+        QTemporaryDir dir2;
+        ActionsCacheFixture g(dir2.path());
+        QFile db(g.dbPath());
+        QVERIFY(db.open(QIODevice::ReadWrite));
+        db.seek(0);
+        db.write(QByteArray(64, 'x'));
+        db.close();
+        try {
+            ActionsCache::open(pathsOf(g));
+            QFAIL("opened a damaged database");
+        } catch (const cs::Error& e) {
+            QVERIFY2(QString(e.what()).contains("sqlite.db: not an SQLite database"), e.what());
+        }
+    }
 };
-
-void TestActionsCache::listsVerifiesAndMerges()
-{
-    Server s;
-    const QByteArray a = s.add("a", "linux-deps-1", "111", 3, false, nowMs(), 1);
-    const QByteArray b = s.add("b", "linux-deps-0", "222", 2, true, nowMs() - 1000, 10);
-    s.add("c", "broken", "333", 2, false, nowMs() - 2000, 20);
-    QFile::remove(s.storage() + "/333/parts/1");
-
-    auto cache = actions::ActionsCache::open(s.db().toStdString(), s.storage().toStdString());
-    const auto entries = cache->entries();
-    QCOMPARE(entries.size(), size_t(3));
-    QCOMPARE(QString::fromStdString(entries[0].key), QStringLiteral("linux-deps-1")); // newest first
-    QCOMPARE(entries[0].size, uint64_t(a.size()));
-    QVERIFY(!entries[0].merged());
-    QCOMPARE(entries[1].size, uint64_t(b.size()));
-    QVERIFY(entries[1].merged());
-
-    Job job;
-    const auto problems = cache->verify(job);
-    QCOMPARE(problems.size(), size_t(1));
-    QVERIFY(QString::fromStdString(problems[0].message).contains("part 1 of 2 is missing"));
-    QVERIFY(QString::fromStdString(problems[0].path).endsWith("333/parts/1"));
-
-    const auto merged = cache->merge({"a"}, job);
-    QCOMPARE(merged.size(), size_t(1));
-    QVERIFY(merged[0].merged);
-    QCOMPARE(testsupport::sha256OfFile(s.storage() + "/111/merged"),
-             Sha256::hex(Sha256::of(a.constData(), size_t(a.size()))));
-    QVERIFY(!QFileInfo::exists(s.storage() + "/111/parts"));
-    QVERIFY(!QFileInfo::exists(s.storage() + "/111/merged.tmp"));
-    const auto after = cache->entries();
-    QVERIFY(after[0].merged());
-    QVERIFY(after[0].partsDeletedAtMs.has_value());
-    // Merging the broken entry fails with the path of the missing part and leaves nothing behind.
-    try {
-        cache->merge({"c"}, job);
-        QFAIL("merging an entry with a missing part succeeded");
-    } catch (const Error& e) {
-        QVERIFY2(QString(e.what()).contains("333/parts/1"), e.what());
-    }
-    QVERIFY(!QFileInfo::exists(s.storage() + "/333/merged.tmp"));
-    QVERIFY(!QFileInfo::exists(s.storage() + "/333/merged"));
-    QVERIFY(QFileInfo::exists(s.storage() + "/333/parts/0"));
-
-    // The CLI agrees.
-    const auto ls = testsupport::cli({"actions-cache", "ls", s.db(), s.storage(), "--json"});
-    QCOMPARE(ls.exitCode, 0);
-    const auto doc = QJsonDocument::fromJson(ls.out);
-    QCOMPARE(doc.object()["entries"].toArray().size(), 3);
-    const auto verify = testsupport::cli({"actions-cache", "verify", s.db(), s.storage()});
-    QCOMPARE(verify.exitCode, 1);
-}
-
-void TestActionsCache::refusesWhatIsNotAServerDatabase()
-{
-    QTemporaryDir dir;
-    const QString db = dir.filePath("other.db");
-    sqlite3* h = nullptr;
-    sqlite3_open(db.toUtf8().constData(), &h);
-    sqlite3_exec(h, "CREATE TABLE t(x)", nullptr, nullptr, nullptr);
-    sqlite3_close(h);
-    try {
-        actions::ActionsCache::open(db.toStdString(), dir.path().toStdString());
-        QFAIL("a foreign database was accepted");
-    } catch (const Error& e) {
-        QVERIFY(QString(e.what()).contains("cache_entries"));
-        QVERIFY(QString(e.what()).contains(db));
-    }
-    const auto r = testsupport::cli({"actions-cache", "ls", db, dir.path()});
-    QCOMPARE(r.exitCode, 1);
-    QCOMPARE(testsupport::cli({"actions-cache", "ls"}).exitCode, 2);
-}
-
-void TestActionsCache::hostileFolderNamesStayInside()
-{
-    Server s;
-    s.add("a", "ok", "111", 1, false, nowMs(), 1);
-    s.exec("INSERT INTO storage_locations VALUES ('loc-x', '../../etc', 1, NULL, NULL, NULL, NULL)");
-    s.exec("INSERT INTO cache_entries VALUES ('x', 'evil', 'v1', 1, 'loc-x')");
-    auto cache = actions::ActionsCache::open(s.db().toStdString(), s.storage().toStdString());
-    Job job;
-    const auto problems = cache->verify(job);
-    QCOMPARE(problems.size(), size_t(1));
-    QVERIFY(QString::fromStdString(problems[0].message).contains("not a plain folder name"));
-    QVERIFY_THROWS_EXCEPTION(Error, cache->merge({"x"}, job));
-}
-
-void TestActionsCache::evictsByAge()
-{
-    Server s;
-    s.add("old", "old-key", "1", 1, true, nowMs() - 40LL * 86400 * 1000, 1);
-    s.add("new", "new-key", "2", 1, false, nowMs(), 2);
-    auto cache = actions::ActionsCache::open(s.db().toStdString(), s.storage().toStdString());
-    Job job;
-    actions::ActionsEvictPolicy policy;
-    policy.olderThanSeconds = 30.0 * 86400;
-    policy.dryRun = true;
-    auto gone = cache->evict(policy, job);
-    QCOMPARE(gone.size(), size_t(1));
-    QCOMPARE(cache->entries().size(), size_t(2));
-    policy.dryRun = false;
-    gone = cache->evict(policy, job);
-    QCOMPARE(QString::fromStdString(gone[0].key), QStringLiteral("old-key"));
-    QCOMPARE(cache->entries().size(), size_t(1));
-    QVERIFY(!QFileInfo::exists(s.storage() + "/1"));
-    QVERIFY(QFileInfo::exists(s.storage() + "/2/parts/0"));
-}
-
-void TestActionsCache::importsIntoANativeStore()
-{
-    Server s;
-    const QByteArray a = s.add("a", "key-a", "111", 3, false, nowMs(), 1);
-    const QByteArray b = s.add("b", "key-b", "222", 2, true, nowMs(), 10);
-    QTemporaryDir storeDir;
-    const auto r = testsupport::cli({"actions-cache", "import", s.db(), s.storage(), storeDir.filePath("store"),
-                                     "--part-size", "64KiB"});
-    QVERIFY2(r.exitCode == 0, r.err.constData());
-    auto store = store::Store::open(storeDir.filePath("store").toStdString());
-    for (const auto& [key, bytes] : {std::pair{"key-a", a}, std::pair{"key-b", b}}) {
-        const auto row = store->findEntry(key, "v1", "actions");
-        QVERIFY(row.has_value());
-        QCOMPARE(row->state, store::EntryState::Merged);
-        QCOMPARE(row->sha256, Sha256::hex(Sha256::of(bytes.constData(), size_t(bytes.size()))));
-        const QString out = storeDir.filePath(QString::fromLatin1(key));
-        Job job;
-        store->restoreEntryToFile(row->id, out.toStdString(), job);
-        QCOMPARE(testsupport::readFile(out), bytes);
-    }
-}
 
 CACHESCOPE_CORE_TEST_MAIN(TestActionsCache)
 #include "tst_actions_cache.moc"

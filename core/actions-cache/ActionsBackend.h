@@ -1,0 +1,142 @@
+// The two halves of a github-actions-cache-server deployment, as interfaces,
+// so ActionsCache (listing, verify, merge, evict, import) works the same on
+// every backend: the server's catalog (SQLite here; PostgreSQL plugs in) and
+// its storage (a local folder here; S3 plugs in).
+//
+// Rows are the server's own, schema v9.4.7 (lib/migrations.ts $0..$3):
+//   storage_locations(id text PK, folderName text, partCount integer,
+//                     mergeStartedAt, mergedAt, partsDeletedAt, lastDownloadedAt bigint ms or NULL)
+//   cache_entries(id text uuid PK, key, version, scope, repoId text,
+//                 updatedAt bigint ms, locationId text -> storage_locations ON DELETE CASCADE)
+//   uploads(id bigint PK, key, version, scope, repoId, createdAt bigint ms,
+//           lastPartUploadedAt bigint ms or NULL, folderName text,
+//           startedPartUploadCount, finishedPartUploadCount integer)
+// Storage objects: <folderName>/parts/<index> (index in decimal, parts
+// arrive in any order) and <folderName>/merged.
+//
+// Contract for implementations:
+// - Reads change nothing: a catalog opened read-only writes no byte; each
+//   read is one short read transaction and nothing (lock, transaction,
+//   snapshot) is held between calls, so a running server is never blocked
+//   across a user's think time.
+// - Writes are only called after the user asked to write; each write method
+//   is one transaction (or one object operation) and is idempotent, so a
+//   crashed sequence can be run again.
+// - Errors are cs::Error with one sentence naming the path/URL and object.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cs::actions {
+
+struct LocationRow {
+    std::string id;
+    std::string folderName;
+    int64_t partCount = 0;  // as stored: may be absurd (checked against the files, never looped to)
+    std::optional<int64_t> mergeStartedAtMs, mergedAtMs, partsDeletedAtMs, lastDownloadedAtMs;
+};
+
+struct EntryRow {
+    std::string id, key, version, scope, repoId;
+    int64_t updatedAtMs = 0;
+    std::string locationId;
+    std::optional<LocationRow> location; // nullopt: the row it names is missing
+};
+
+struct UploadRow {
+    int64_t id = 0;
+    std::string key, version, scope, repoId;
+    int64_t createdAtMs = 0;
+    std::optional<int64_t> lastPartUploadedAtMs;
+    std::string folderName;
+    int64_t startedPartUploadCount = 0, finishedPartUploadCount = 0;
+};
+
+class ActionsCatalog {
+public:
+    virtual ~ActionsCatalog() = default;
+    // Where it is, for messages ("/srv/.data/sqlite.db", "postgres://host/db").
+    virtual std::string describe() const = 0;
+    virtual bool readOnly() const = 0;
+
+    // Reads (each one short read transaction).
+    virtual std::vector<EntryRow> entries() = 0;        // with their locations, newest updatedAt first
+    virtual std::vector<LocationRow> locations() = 0;   // every location, also those without an entry
+    virtual std::vector<UploadRow> uploads() = 0;       // oldest first
+
+    // Writes, in the order a merge makes them (see ActionsMerge.cpp).
+    // nullopt clears mergeStartedAt, as the server does when a merge fails.
+    virtual void setMergeStarted(const std::string& locationId, std::optional<int64_t> ms) = 0;
+    virtual void setMerged(const std::string& locationId, int64_t ms) = 0;
+    virtual void setPartsDeleted(const std::string& locationId, int64_t ms) = 0;
+    // Deletes the location row and every entry row naming it, in one transaction.
+    virtual void deleteLocation(const std::string& locationId) = 0;
+};
+
+// One object's bytes, read front to back.
+class ObjectReader {
+public:
+    virtual ~ObjectReader() = default;
+    virtual uint64_t size() const = 0;
+    // Up to n bytes; 0 at the end. Throws on a read error.
+    virtual size_t read(void* buf, size_t n) = 0;
+};
+
+// A merged object being written: bytes go to a temporary object next to the
+// final one, which appears only on publish(). Destroyed unpublished, the
+// temporary object is removed.
+class MergedWriter {
+public:
+    virtual ~MergedWriter() = default;
+    virtual void write(const void* buf, size_t n) = 0;
+    // Makes the written bytes durable in the temporary object.
+    virtual void finish() = 0;
+    // Atomically replaces <folder>/merged with the temporary object.
+    virtual void publish() = 0;
+};
+
+struct PartObject {
+    uint64_t index = 0;
+    uint64_t size = 0;
+};
+
+// What one folder holds, from ONE listing (work bounded by what is there,
+// never by a count a row claims).
+struct FolderListing {
+    bool exists = false;
+    bool hasPartsFolder = false;
+    std::vector<PartObject> parts;          // ascending numeric index
+    std::optional<uint64_t> mergedSize;     // <folder>/merged, when a regular object
+    std::vector<std::string> strays;        // other names (temp files, "007", "x"), relative to the folder
+    std::vector<std::string> links;         // symbolic links, relative to the folder: never followed
+};
+
+class ActionsStorage {
+public:
+    virtual ~ActionsStorage() = default;
+    virtual std::string describe() const = 0;
+    // Path or URL of an object, for messages: objectName(f, "parts/3").
+    virtual std::string objectName(const std::string& folder, const std::string& relative) const = 0;
+
+    virtual std::vector<std::string> folders() = 0;     // names directly under the root, sorted
+    virtual FolderListing listFolder(const std::string& folder) = 0;
+    virtual std::unique_ptr<ObjectReader> openPart(const std::string& folder, uint64_t index) = 0;
+    virtual std::unique_ptr<ObjectReader> openMerged(const std::string& folder) = 0;
+
+    // Writes.
+    virtual std::unique_ptr<MergedWriter> beginMerged(const std::string& folder) = 0;
+    virtual void deletePart(const std::string& folder, uint64_t index) = 0;  // absent: no error
+    virtual void deletePartsFolder(const std::string& folder) = 0;          // what is left of parts/
+    virtual void deleteFolder(const std::string& folder) = 0;               // the whole folder; absent: no error
+};
+
+// The SQLite + filesystem implementations (the server's defaults). The
+// catalog opens read-only unless writable; writable opens never change the
+// journal mode. The storage never follows a symbolic link below root.
+std::unique_ptr<ActionsCatalog> openSqliteCatalog(const std::string& dbPath, bool writable);
+std::unique_ptr<ActionsStorage> openFilesystemStorage(const std::string& root);
+
+} // namespace cs::actions

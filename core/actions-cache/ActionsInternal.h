@@ -1,0 +1,30 @@
+// Helpers shared by the ActionsCache source files (not a public header).
+#pragma once
+#include "core/actions-cache/ActionsCache.h"
+#include "core/util/KillPoint.h"
+
+#include <atomic>
+
+namespace cs::actions {
+
+int64_t nowMs();
+std::string ago(int64_t ms);            // "40 s", "12 min", "3 h", "9 days"
+EntryState stateOf(const std::optional<int64_t>& mergeStartedAt, const std::optional<int64_t>& mergedAt,
+                   const std::optional<int64_t>& partsDeletedAt);
+ActionsEntry entryFrom(const EntryRow& row);
+void applyListing(ActionsEntry& e, const FolderListing& l);
+// One listing of a folder; a failure (link, not a folder) goes to error.
+FolderListing listOrError(ActionsStorage& storage, const std::string& folder, std::string& error);
+
+// The server resets a merge that has not finished after 15 minutes
+// (tasks/cleanup/merges.ts): before that it may still be running.
+constexpr int64_t kServerMergeResetMs = 15 * 60 * 1000;
+
+} // namespace cs::actions
+
+// A named crash point for the crash harness: CACHESCOPE_ACTIONS_KILL_AT=name[:n].
+#define CS_ACTIONS_KILL_POINT(name)                                                 \
+    do {                                                                            \
+        static std::atomic<int> seen_{0};                                           \
+        ::cs::killPointFromEnv("CACHESCOPE_ACTIONS_KILL_AT", name, seen_);          \
+    } while (0)

@@ -1,0 +1,221 @@
+// verify: every row checked against one listing of its folder, every folder
+// against the rows. Work is bounded by the rows and the files present: a
+// claimed part count is compared with the parts found, never looped to.
+#include "core/actions-cache/ActionsCache.h"
+
+#include "core/actions-cache/ActionsInternal.h"
+#include "core/jobs/Job.h"
+#include "core/util/Error.h"
+
+#include <map>
+#include <set>
+
+namespace cs::actions {
+
+const char* findingKindName(FindingKind k)
+{
+    switch (k) {
+    case FindingKind::MissingParts: return "missing-parts";
+    case FindingKind::ExtraParts: return "extra-parts";
+    case FindingKind::MergedMissing: return "merged-missing";
+    case FindingKind::MergedWrongSize: return "merged-wrong-size";
+    case FindingKind::PartsDeletedUnmerged: return "parts-deleted-unmerged";
+    case FindingKind::StalledMerge: return "stalled-merge";
+    case FindingKind::OrphanFolder: return "orphan-folder";
+    case FindingKind::LocationWithoutEntry: return "location-without-entry";
+    case FindingKind::EntryWithoutLocation: return "entry-without-location";
+    case FindingKind::UnfinishedUpload: return "unfinished-upload";
+    case FindingKind::SymbolicLink: return "symbolic-link";
+    case FindingKind::StorageError: return "storage-error";
+    }
+    return "?";
+}
+
+namespace {
+
+std::string plural(uint64_t n, const char* what)
+{
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// "3, 7, 12 and 9,999,985 more": the first few missing indexes below
+// claimed, found by walking the gaps between present parts (bounded).
+std::string missingIndexes(const std::vector<PartObject>& parts, uint64_t claimed, uint64_t missing)
+{
+    std::vector<uint64_t> first;
+    uint64_t next = 0;
+    for (const auto& p : parts) {
+        if (p.index >= claimed || first.size() >= 5)
+            break;
+        while (next < p.index && first.size() < 5)
+            first.push_back(next++);
+        next = p.index + 1;
+    }
+    while (next < claimed && first.size() < 5)
+        first.push_back(next++);
+    std::string s;
+    for (size_t i = 0; i < first.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(first[i]);
+    if (missing > first.size())
+        s += " and " + std::to_string(missing - first.size()) + " more";
+    return s;
+}
+
+void checkLocation(ActionsStorage& storage, const std::string& entryId, const std::string& key,
+                   const LocationRow& l, const FolderListing& listing, int64_t now, std::vector<Finding>& out)
+{
+    const std::string& folder = l.folderName;
+    auto add = [&](FindingKind kind, const std::string& path, const std::string& message) {
+        out.push_back({kind, entryId, key, folder, path, message, 0});
+    };
+    for (const auto& link : listing.links)
+        add(FindingKind::SymbolicLink, storage.objectName(folder, link),
+            "is a symbolic link inside the storage folder (never followed)");
+    uint64_t partBytes = 0;
+    uint64_t below = 0;
+    const uint64_t claimed = l.partCount > 0 ? uint64_t(l.partCount) : 0;
+    std::vector<uint64_t> extra;
+    for (const auto& p : listing.parts) {
+        partBytes += p.size;
+        if (p.index < claimed)
+            ++below;
+        else if (extra.size() < 5)
+            extra.push_back(p.index);
+    }
+    const uint64_t extraCount = listing.parts.size() - below;
+    for (const auto& stray : listing.strays)
+        add(FindingKind::ExtraParts, storage.objectName(folder, stray),
+            "is not an object the server writes (a leftover temp file or a stray name)");
+
+    if (l.partCount < 0)
+        add(FindingKind::MissingParts, storage.objectName(folder, "parts"),
+            "the location claims " + std::to_string(l.partCount) + " parts");
+    if (l.mergedAtMs) {
+        if (!listing.mergedSize)
+            add(FindingKind::MergedMissing, storage.objectName(folder, "merged"),
+                "marked merged but the merged object is missing");
+        else if (!l.partsDeletedAtMs && below == claimed && extraCount == 0 && partBytes != *listing.mergedSize)
+            add(FindingKind::MergedWrongSize, storage.objectName(folder, "merged"),
+                "is " + std::to_string(*listing.mergedSize) + " bytes but its " + plural(claimed, "part")
+                    + " hold " + std::to_string(partBytes));
+        if (l.partsDeletedAtMs && !listing.parts.empty())
+            add(FindingKind::ExtraParts, storage.objectName(folder, "parts"),
+                plural(listing.parts.size(), "part") + " left after they were marked deleted");
+        return;
+    }
+    if (l.partsDeletedAtMs) {
+        add(FindingKind::PartsDeletedUnmerged, storage.objectName(folder, ""),
+            "parts were marked deleted but the entry was never merged: nothing is left to serve");
+        return;
+    }
+    if (below < claimed)
+        add(FindingKind::MissingParts, storage.objectName(folder, "parts"),
+            std::to_string(claimed - below) + " of " + plural(claimed, "part") + " missing (index "
+                + missingIndexes(listing.parts, claimed, claimed - below) + ")");
+    if (extraCount > 0) {
+        std::string list;
+        for (size_t i = 0; i < extra.size(); ++i)
+            list += (i ? ", " : "") + std::to_string(extra[i]);
+        if (extraCount > extra.size())
+            list += " and " + std::to_string(extraCount - extra.size()) + " more";
+        add(FindingKind::ExtraParts, storage.objectName(folder, "parts"),
+            plural(extraCount, "part") + " beyond the " + std::to_string(claimed) + " the location claims (index "
+                + list + ")");
+    }
+    if (l.mergeStartedAtMs && now - *l.mergeStartedAtMs >= kServerMergeResetMs)
+        add(FindingKind::StalledMerge, storage.objectName(folder, ""),
+            "a merge started " + ago(now - *l.mergeStartedAtMs) + " ago and never finished");
+}
+
+} // namespace
+
+std::vector<Finding> ActionsCache::verify(Job& job)
+{
+    const int64_t now = nowMs();
+    const auto entries = catalog_->entries();
+    const auto locations = catalog_->locations();
+    const auto uploads = catalog_->uploads();
+    std::vector<Finding> out;
+    std::set<std::string> usedLocations, namedFolders;
+    for (const auto& l : locations)
+        namedFolders.insert(l.folderName);
+    for (const auto& u : uploads)
+        namedFolders.insert(u.folderName);
+    const size_t steps = entries.size() + locations.size() + uploads.size() + 1;
+    size_t step = 0;
+    auto progress = [&] {
+        job.checkCancel();
+        job.setStepProgress(uint64_t(step++), uint64_t(steps));
+    };
+
+    for (const auto& e : entries) {
+        progress();
+        usedLocations.insert(e.locationId);
+        if (!e.location) {
+            out.push_back({FindingKind::EntryWithoutLocation, e.id, e.key, "", catalog_->describe(),
+                           "cache entry names storage location '" + e.locationId + "', which does not exist", 0});
+            continue;
+        }
+        std::string error;
+        const FolderListing listing = listOrError(*storage_, e.location->folderName, error);
+        if (!error.empty()) {
+            const bool link = error.find("symbolic link") != std::string::npos;
+            out.push_back({link ? FindingKind::SymbolicLink : FindingKind::StorageError, e.id, e.key,
+                           e.location->folderName, storage_->objectName(e.location->folderName, ""), error, 0});
+            continue;
+        }
+        if (!listing.exists) {
+            if (!e.location->mergedAtMs && !e.location->partsDeletedAtMs && e.location->partCount == 0)
+                continue; // an empty entry: nothing was ever stored
+            out.push_back({e.location->mergedAtMs ? FindingKind::MergedMissing : FindingKind::MissingParts, e.id,
+                           e.key, e.location->folderName, storage_->objectName(e.location->folderName, ""),
+                           "the storage folder is missing", 0});
+            continue;
+        }
+        checkLocation(*storage_, e.id, e.key, *e.location, listing, now, out);
+    }
+    for (const auto& l : locations) {
+        progress();
+        if (usedLocations.count(l.id))
+            continue;
+        uint64_t bytes = 0;
+        std::string error;
+        const FolderListing listing = listOrError(*storage_, l.folderName, error);
+        for (const auto& p : listing.parts)
+            bytes += p.size;
+        bytes += listing.mergedSize.value_or(0);
+        out.push_back({FindingKind::LocationWithoutEntry, l.id, "", l.folderName,
+                       storage_->objectName(l.folderName, ""),
+                       "storage location '" + l.id + "' is named by no cache entry", bytes});
+    }
+    for (const auto& u : uploads) {
+        progress();
+        std::string error;
+        const FolderListing listing = listOrError(*storage_, u.folderName, error);
+        const int64_t last = u.lastPartUploadedAtMs.value_or(u.createdAtMs);
+        out.push_back({FindingKind::UnfinishedUpload, std::to_string(u.id), u.key, u.folderName,
+                       storage_->objectName(u.folderName, ""),
+                       "upload " + std::to_string(u.id) + " of key '" + u.key + "' never finished: created "
+                           + ago(now - u.createdAtMs) + " ago, last activity " + ago(now - last) + " ago, "
+                           + std::to_string(u.finishedPartUploadCount) + " of "
+                           + std::to_string(u.startedPartUploadCount) + " started parts finished, "
+                           + plural(listing.parts.size(), "part file") + " present",
+                       0});
+    }
+    progress();
+    for (const auto& folder : storage_->folders()) {
+        if (namedFolders.count(folder))
+            continue;
+        uint64_t bytes = 0;
+        std::string error;
+        const FolderListing listing = listOrError(*storage_, folder, error);
+        for (const auto& p : listing.parts)
+            bytes += p.size;
+        bytes += listing.mergedSize.value_or(0);
+        out.push_back({FindingKind::OrphanFolder, "", "", folder, storage_->objectName(folder, ""),
+                       error.empty() ? "no storage location or upload names this folder" : error, bytes});
+    }
+    return out;
+}
+
+} // namespace cs::actions

@@ -1,0 +1,202 @@
+// ActionsCatalog over the server's SQLite file (better-sqlite3 leaves it in
+// rollback-journal "delete" mode). Every call opens its own connection and
+// closes it before returning: reads are one short transaction, and between
+// calls we hold no file descriptor, lock or snapshot that a running server
+// could trip over (or that would keep a replaced file alive).
+#include "core/actions-cache/ActionsBackend.h"
+
+#include "core/store/Catalog.h"
+#include "core/util/Error.h"
+
+namespace cs::actions {
+
+namespace {
+
+using store::Catalog;
+using store::OpenMode;
+using store::Statement;
+using store::Transaction;
+
+std::optional<int64_t> optI64(const Statement& s, int col)
+{
+    if (s.isNull(col))
+        return std::nullopt;
+    return s.i64(col);
+}
+
+// The columns each table must have (v9.4.7); a prepare of this select fails
+// on a database of another shape, and we say which table.
+struct TableShape {
+    const char* table;
+    const char* columns;
+};
+constexpr TableShape kShapes[] = {
+    {"storage_locations",
+     "id, folderName, partCount, mergeStartedAt, mergedAt, partsDeletedAt, lastDownloadedAt"},
+    {"cache_entries", "id, key, version, scope, repoId, updatedAt, locationId"},
+    {"uploads",
+     "id, key, version, scope, repoId, createdAt, lastPartUploadedAt, folderName, startedPartUploadCount, "
+     "finishedPartUploadCount"},
+};
+
+class SqliteCatalog final : public ActionsCatalog {
+public:
+    SqliteCatalog(std::string path, bool writable) : path_(std::move(path)), writable_(writable)
+    {
+        auto db = open(false);
+        for (const auto& shape : kShapes) {
+            auto exists = db->prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
+            exists.bindText(1, shape.table);
+            if (!exists.step())
+                fail(path_, std::string("has no table '") + shape.table
+                                + "': not a github-actions-cache-server database");
+            if (sqlite3_stmt* st = nullptr;
+                sqlite3_prepare_v2(db->handle(),
+                                   (std::string("SELECT ") + shape.columns + " FROM " + shape.table + " LIMIT 0").c_str(),
+                                   -1, &st, nullptr)
+                != SQLITE_OK) {
+                const std::string why = sqlite3_errmsg(db->handle());
+                sqlite3_finalize(st);
+                fail(path_, std::string("table '") + shape.table + "' is not the github-actions-cache-server v9 shape ("
+                                + why + "; cachescope reads schema v9.4.7)");
+            } else {
+                sqlite3_finalize(st);
+            }
+        }
+    }
+
+    std::string describe() const override { return path_; }
+    bool readOnly() const override { return !writable_; }
+
+    std::vector<EntryRow> entries() override
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        auto s = db->prepare(
+            "SELECT e.id, e.key, e.version, e.scope, e.repoId, e.updatedAt, e.locationId, l.id, l.folderName, "
+            "l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, l.lastDownloadedAt "
+            "FROM cache_entries e LEFT JOIN storage_locations l ON l.id = e.locationId "
+            "ORDER BY e.updatedAt DESC, e.id");
+        std::vector<EntryRow> out;
+        while (s.step()) {
+            EntryRow e;
+            e.id = s.text(0);
+            e.key = s.text(1);
+            e.version = s.text(2);
+            e.scope = s.text(3);
+            e.repoId = s.text(4);
+            e.updatedAtMs = s.i64(5);
+            e.locationId = s.text(6);
+            if (!s.isNull(7))
+                e.location = locationAt(s, 7);
+            out.push_back(std::move(e));
+        }
+        return out;
+    }
+
+    std::vector<LocationRow> locations() override
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        auto s = db->prepare("SELECT id, folderName, partCount, mergeStartedAt, mergedAt, partsDeletedAt, "
+                             "lastDownloadedAt FROM storage_locations ORDER BY id");
+        std::vector<LocationRow> out;
+        while (s.step())
+            out.push_back(locationAt(s, 0));
+        return out;
+    }
+
+    std::vector<UploadRow> uploads() override
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        auto s = db->prepare("SELECT id, key, version, scope, repoId, createdAt, lastPartUploadedAt, folderName, "
+                             "startedPartUploadCount, finishedPartUploadCount FROM uploads ORDER BY createdAt, id");
+        std::vector<UploadRow> out;
+        while (s.step()) {
+            UploadRow u;
+            u.id = s.i64(0);
+            u.key = s.text(1);
+            u.version = s.text(2);
+            u.scope = s.text(3);
+            u.repoId = s.text(4);
+            u.createdAtMs = s.i64(5);
+            u.lastPartUploadedAtMs = optI64(s, 6);
+            u.folderName = s.text(7);
+            u.startedPartUploadCount = s.i64(8);
+            u.finishedPartUploadCount = s.i64(9);
+            out.push_back(std::move(u));
+        }
+        return out;
+    }
+
+    void setMergeStarted(const std::string& locationId, std::optional<int64_t> ms) override
+    {
+        update("UPDATE storage_locations SET mergeStartedAt = ? WHERE id = ?", locationId, ms);
+    }
+    void setMerged(const std::string& locationId, int64_t ms) override
+    {
+        update("UPDATE storage_locations SET mergedAt = ? WHERE id = ?", locationId, ms);
+    }
+    void setPartsDeleted(const std::string& locationId, int64_t ms) override
+    {
+        update("UPDATE storage_locations SET partsDeletedAt = ? WHERE id = ?", locationId, ms);
+    }
+
+    void deleteLocation(const std::string& locationId) override
+    {
+        auto db = open(true);
+        Transaction tx(*db, Transaction::Immediate);
+        // The server's foreign key cascades; we delete the entries explicitly
+        // so a database without the constraint ends the same.
+        db->prepare("DELETE FROM cache_entries WHERE locationId = ?").bindText(1, locationId).run();
+        db->prepare("DELETE FROM storage_locations WHERE id = ?").bindText(1, locationId).run();
+        tx.commit();
+    }
+
+private:
+    std::unique_ptr<Catalog> open(bool forWrite) const
+    {
+        if (forWrite && !writable_)
+            fail(path_, "opened read-only: writing needs --write (or the GUI's confirmation)");
+        return std::make_unique<Catalog>(path_, forWrite ? OpenMode::ForeignWrite : OpenMode::ReadOnly);
+    }
+
+    static LocationRow locationAt(const Statement& s, int c)
+    {
+        LocationRow l;
+        l.id = s.text(c);
+        l.folderName = s.text(c + 1);
+        l.partCount = s.i64(c + 2);
+        l.mergeStartedAtMs = optI64(s, c + 3);
+        l.mergedAtMs = optI64(s, c + 4);
+        l.partsDeletedAtMs = optI64(s, c + 5);
+        l.lastDownloadedAtMs = optI64(s, c + 6);
+        return l;
+    }
+
+    void update(const char* sql, const std::string& locationId, std::optional<int64_t> ms)
+    {
+        auto db = open(true);
+        Transaction tx(*db, Transaction::Immediate);
+        auto s = db->prepare(sql);
+        if (ms)
+            s.bind(1, *ms);
+        else
+            s.bindNull(1);
+        s.bindText(2, locationId).run();
+        tx.commit();
+    }
+
+    std::string path_;
+    bool writable_ = false;
+};
+
+} // namespace
+
+std::unique_ptr<ActionsCatalog> openSqliteCatalog(const std::string& dbPath, bool writable)
+{
+    return std::make_unique<SqliteCatalog>(dbPath, writable);
+}
+
+} // namespace cs::actions

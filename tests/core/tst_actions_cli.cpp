@@ -1,0 +1,271 @@
+// `cachescope-cli actions-cache` on a server data dir (common/ActionsCacheFixture.h):
+// every read-only command leaves the whole data dir byte-identical (no
+// -wal/-shm, journal mode unchanged), the JSON fields of the contract, verify
+// exits 1 on findings, writes need --write and a quiet server (or --force),
+// usage errors exit 2, damage is one sentence, and a merge killed at every
+// named point leaves data the server can serve and a re-run completes.
+#include "common/ActionsCacheFixture.h"
+#include "common/TestSupport.h"
+#include "common/TreeHash.h"
+
+#include "core/store/Catalog.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcessEnvironment>
+
+using testsupport::ActionsCacheFixture;
+using testsupport::cli;
+
+namespace {
+
+QJsonObject jsonOf(const testsupport::ProcessResult& r)
+{
+    QJsonParseError err;
+    const auto doc = QJsonDocument::fromJson(r.out, &err);
+    if (err.error != QJsonParseError::NoError)
+        qWarning() << "not JSON:" << r.out.left(400) << r.err;
+    return doc.object();
+}
+
+void checkUnchanged(const ActionsCacheFixture& f, const testsupport::TreeHash& before, const QString& what)
+{
+    QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(f.dataDir())), QStringList());
+    QVERIFY2(!QFile::exists(f.dbPath() + "-wal") && !QFile::exists(f.dbPath() + "-shm"), qPrintable(what));
+    QCOMPARE(cs::store::Catalog::journalModeOnDisk(f.dbPath().toStdString()), std::string("delete"));
+}
+
+testsupport::ProcessResult cliWithEnv(const QStringList& args, const QString& name, const QString& value)
+{
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(name, value);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(CACHESCOPE_CLI), args);
+    p.waitForFinished(120000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+} // namespace
+
+class TestActionsCli : public QObject {
+    Q_OBJECT
+private slots:
+    void readOnlyCommandsChangeNoByte()
+    {
+        QTemporaryDir dir, elsewhere;
+        ActionsCacheFixture f(dir.path());
+        const QString d = f.dataDir();
+        const auto before = testsupport::hashTree(d);
+        const QList<QStringList> commands = {
+            {"ls", d},
+            {"ls", d, "--json"},
+            {"ls", f.dbPath(), f.storageDir()}, // the old positional form
+            {"ls", "--db", f.dbPath(), "--storage", f.storageDir(), d},
+            {"verify", d},
+            {"verify", d, "--json"},
+            {"merge", d},
+            {"merge", d, "--json"},
+            {"evict", d, "--unused-for", "1h"},
+            {"evict", d, "--older-than", "1d", "--dry-run", "--json"},
+            {"evict", d, "--max-size", "1KiB", "--key", "linux-*"},
+            {"import", d, elsewhere.filePath("store"), "--json"},
+        };
+        for (const auto& c : commands) {
+            const auto r = cli(QStringList{"actions-cache"} + c);
+            const int want = c[0] == "verify" ? 1 : 0;
+            QVERIFY2(r.exitCode == want, qPrintable(c.join(' ') + ": " + r.err));
+            checkUnchanged(f, before, c.join(' '));
+        }
+    }
+
+    void lsJsonHasTheContractFields()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        const auto r = cli({"actions-cache", "ls", f.dataDir(), "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject root = jsonOf(r);
+        const QJsonArray entries = root["entries"].toArray();
+        QCOMPARE(entries.size(), f.entries().size());
+        for (const auto& v : entries) {
+            const QJsonObject e = v.toObject();
+            for (const char* field : {"id", "key", "version", "scope", "repo_id", "size", "parts", "merged", "state",
+                                      "folder", "updated_at_ms", "last_downloaded_at_ms"})
+                QVERIFY2(e.contains(field), field);
+            const auto& fe = f.entry(e["folder"].toString());
+            QCOMPARE(e["id"].toString(), fe.id);
+            QCOMPARE(e["key"].toString(), fe.key);
+            QCOMPARE(e["state"].toString(), fe.state);
+            QCOMPARE(e["size"].toInteger(), fe.size);
+            QCOMPARE(e["parts"].toInt(), fe.partCount);
+            QCOMPARE(e["merged"].toBool(), fe.state == "merged" || fe.state == "parts deleted");
+            QCOMPARE(e["repo_id"].toString(), QString("1"));
+        }
+        const QJsonArray uploads = root["uploads"].toArray();
+        QCOMPARE(uploads.size(), 1);
+        QCOMPARE(uploads[0].toObject()["id"].toInteger(), ActionsCacheFixture::unfinishedUploadId());
+        QCOMPARE(uploads[0].toObject()["started_parts"].toInt(), 3);
+        QCOMPARE(uploads[0].toObject()["finished_parts"].toInt(), 2);
+    }
+
+    void verifyExitsOneOnFindingsAndZeroWhenClean()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        auto r = cli({"actions-cache", "verify", f.dataDir(), "--json"});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(jsonOf(r)["count"].toInt(), 4);
+        r = cli({"actions-cache", "verify", f.dataDir()});
+        QVERIFY2(r.out.contains("upload 7001 of key 'upload-never-finished' never finished"), r.out.constData());
+        // Clean it: finish the stalled merge, drop the orphans and the upload.
+        QCOMPARE(cli({"actions-cache", "merge", f.dataDir(), "--write"}).exitCode, 0);
+        f.exec("DELETE FROM uploads; DELETE FROM storage_locations WHERE folderName = '1006'");
+        for (const char* folder : {"1006", "9999", "7001"})
+            QVERIFY(QDir(f.storageDir() + "/" + folder).removeRecursively());
+        r = cli({"actions-cache", "verify", f.dataDir()});
+        QVERIFY2(r.exitCode == 0, r.out.constData());
+        QVERIFY(r.out.contains("no findings"));
+    }
+
+    void mergeWritesOnlyWithWrite()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        const QString id = f.entry("1003").id;
+        auto r = cli({"actions-cache", "merge", f.dataDir(), id});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("would merge 12 parts into merged for 'buildkit-unmerged-12-parts'"), r.out.constData());
+        QVERIFY(r.out.contains("nothing changed"));
+        QVERIFY(!QFile::exists(f.storageDir() + "/1003/merged"));
+        r = cli({"actions-cache", "merge", f.dataDir(), id, "--write", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject result = jsonOf(r)["results"].toArray()[0].toObject();
+        QCOMPARE(result["merged"].toBool(), true);
+        QCOMPARE(result["bytes"].toInteger(), f.entry("1003").size);
+        QCOMPARE(testsupport::readFile(f.storageDir() + "/1003/merged"), f.entry("1003").blob);
+        QVERIFY(!QFile::exists(f.storageDir() + "/1003/parts"));
+        // An unknown id is an error, not a silent no-op.
+        r = cli({"actions-cache", "merge", f.dataDir(), "no-such-id", "--write"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("no cache entry with id 'no-such-id'"));
+    }
+
+    void evictWritesRowsAndFoldersTogether()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        auto r = cli({"actions-cache", "evict", f.dataDir(), "--older-than", "30d", "--write", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray gone = jsonOf(r)["entries"].toArray();
+        QCOMPARE(gone.size(), 1);
+        QCOMPARE(gone[0].toObject()["key"].toString(), QString("macos-never-downloaded"));
+        QVERIFY(!QFileInfo::exists(f.storageDir() + "/1005"));
+        r = cli({"actions-cache", "ls", f.dataDir(), "--json"});
+        QCOMPARE(jsonOf(r)["entries"].toArray().size(), f.entries().size() - 1);
+    }
+
+    void writesRefuseWhileTheServerLooksActive()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        f.exec(QString("UPDATE uploads SET lastPartUploadedAt = %1").arg(QDateTime::currentMSecsSinceEpoch() - 30000));
+        const auto before = testsupport::hashTree(f.dataDir());
+        for (const QStringList& c : {QStringList{"merge", f.dataDir(), "--write"},
+                                     QStringList{"evict", f.dataDir(), "--older-than", "1d", "--write"}}) {
+            const auto r = cli(QStringList{"actions-cache"} + c);
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains("the server looks active (upload 7001 ('upload-never-finished') received a part"),
+                     r.err.constData());
+            QCOMPARE(r.err.count('\n'), 1);
+            checkUnchanged(f, before, c.join(' '));
+        }
+        const auto r = cli({"actions-cache", "evict", f.dataDir(), "--older-than", "30d", "--write", "--force"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(!QFileInfo::exists(f.storageDir() + "/1005"));
+    }
+
+    void usageErrorsExitTwo()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        QCOMPARE(cli({"actions-cache", "evict", f.dataDir()}).exitCode, 2);
+        QCOMPARE(cli({"actions-cache", "evict", f.dataDir(), "--older-than", "1d", "--dry-run", "--write"}).exitCode, 2);
+        QCOMPARE(cli({"actions-cache", "evict", f.dataDir(), "--older-than", "soon"}).exitCode, 2);
+        QCOMPARE(cli({"actions-cache", "ls"}).exitCode, 2);
+        QCOMPARE(cli({"actions-cache", "frobnicate", f.dataDir()}).exitCode, 2);
+    }
+
+    void damageIsOneSentence()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        QVERIFY(QDir(f.dataDir() + "/storage").removeRecursively());
+        auto r = cli({"actions-cache", "ls", f.dataDir()});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains("no such storage folder"), r.err.constData());
+
+        QTemporaryDir dir2;
+        ActionsCacheFixture g(dir2.path());
+        QFile db(g.dbPath());
+        QVERIFY(db.open(QIODevice::ReadWrite));
+        db.write(QByteArray(100, '\0'));
+        db.close();
+        const auto before = testsupport::hashTree(g.dataDir());
+        for (const char* cmd : {"ls", "verify", "merge"}) {
+            r = cli({"actions-cache", cmd, g.dataDir()});
+            QCOMPARE(r.exitCode, 1);
+            QCOMPARE(r.err.count('\n'), 1);
+            QVERIFY2(r.err.contains(g.dbPath().toUtf8() + ": not an SQLite database"), r.err.constData());
+        }
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(g.dataDir())), QStringList());
+    }
+
+    void mergeKilledAtEveryPointRecovers_data()
+    {
+        QTest::addColumn<QString>("point");
+        for (const char* p : {"merge-started", "part-copied:5", "merged-synced", "merged-published", "merged-at-set",
+                              "part-deleted:3", "parts-folder-deleted", "parts-deleted-at-set"})
+            QTest::newRow(p) << p;
+    }
+
+    void mergeKilledAtEveryPointRecovers()
+    {
+        QFETCH(QString, point);
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        const auto& fe = f.entry("1003");
+        auto r = cliWithEnv({"actions-cache", "merge", f.dataDir(), fe.id, "--write"}, "CACHESCOPE_ACTIONS_KILL_AT",
+                            point);
+        QVERIFY2(r.exitCode == -1, qPrintable("not killed at " + point + ": " + r.err));
+        // What the server would serve now is the blob: merged once mergedAt
+        // is set, else the parts, all there.
+        const auto ls = jsonOf(cli({"actions-cache", "ls", f.dataDir(), "--json"}));
+        QJsonObject e;
+        for (const auto& v : ls["entries"].toArray())
+            if (v.toObject()["folder"].toString() == "1003")
+                e = v.toObject();
+        if (e["merged"].toBool()) {
+            QCOMPARE(testsupport::readFile(f.storageDir() + "/1003/merged"), fe.blob);
+        } else {
+            for (int i = 0; i < 12; ++i)
+                QCOMPARE(testsupport::readFile(f.storageDir() + "/1003/parts/" + QString::number(i)), fe.parts[i]);
+        }
+        // A re-run finishes (forced: the killed run's mergeStartedAt looks like a running server).
+        r = cli({"actions-cache", "merge", f.dataDir(), fe.id, "--write", "--force"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(testsupport::readFile(f.storageDir() + "/1003/merged"), fe.blob);
+        QCOMPARE(QDir(f.storageDir() + "/1003").entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 QStringList{"merged"});
+        const auto after = jsonOf(cli({"actions-cache", "ls", f.dataDir(), "--json"}));
+        for (const auto& v : after["entries"].toArray())
+            if (v.toObject()["folder"].toString() == "1003")
+                QCOMPARE(v.toObject()["state"].toString(), QString("parts deleted"));
+    }
+};
+
+CACHESCOPE_CORE_TEST_MAIN(TestActionsCli)
+#include "tst_actions_cli.moc"
