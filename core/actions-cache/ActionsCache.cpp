@@ -167,8 +167,13 @@ std::vector<ActionsEntry> ActionsCache::entries(Job* job)
             job->setStepProgress(uint64_t(i), uint64_t(rows.size()));
         }
         ActionsEntry e = entryFrom(rows[i]);
-        if (e.hasLocation)
-            applyListing(e, listOrError(*storage_, e.folderName, e.storageError));
+        if (e.hasLocation) {
+            const FolderListing l = listOrError(*storage_, e.folderName, e.storageError);
+            applyListing(e, l);
+            if (!l.links.empty() && e.storageError.empty())
+                e.storageError = storage_->objectName(e.folderName, l.links.front())
+                                 + ": is a symbolic link; cachescope never follows links inside the storage folder";
+        }
         out.push_back(std::move(e));
     }
     return out;

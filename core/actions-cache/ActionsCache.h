@@ -10,7 +10,10 @@
 // refuse while the server looks active, unless forced; each is crash-safe
 // and idempotent (docs/actions-cache.md gives the order of every step).
 // Crash tests: CACHESCOPE_ACTIONS_KILL_AT=<point>[:n] raises SIGKILL at the
-// n-th pass of a named point (the points are listed in ActionsCache.cpp).
+// n-th pass of a named point (listed in docs/actions-cache.md).
+// Threads: the SQLite and filesystem backends keep no state between calls
+// (each call opens and closes its own connection), so one ActionsCache may
+// serve a listing on one thread while a job runs on another.
 #pragma once
 #include "core/actions-cache/ActionsBackend.h"
 

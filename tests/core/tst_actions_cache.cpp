@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 using namespace cs;
@@ -320,6 +321,69 @@ private slots:
         QVERIFY(QString::fromStdString(results[0].action + results[1].action).contains(part));
         QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(outside.path())), QStringList());
         QVERIFY(QFileInfo(f.storageDir() + "/1005/merged").isSymLink());
+    }
+
+    void linksAndSpecialFilesAreReportedNeverFollowed()
+    {
+        QTemporaryDir dir, outside;
+        ActionsCacheFixture f(dir.path());
+        // parts/ of 1003 is a link to a copy outside; part 0 of 1005 a FIFO.
+        const QString parts = f.storageDir() + "/1003/parts", target = outside.filePath("parts");
+        QVERIFY(QDir().rename(parts, target));
+        QVERIFY(QFile::link(target, parts));
+        const QString fifo = f.storageDir() + "/1005/parts/0";
+        QVERIFY(QFile::remove(fifo));
+        QVERIFY(::mkfifo(fifo.toUtf8().constData(), 0644) == 0);
+        const auto before = testsupport::hashTree(outside.path());
+
+        auto cache = ActionsCache::open(pathsOf(f), true);
+        const auto entries = byFolder(cache->entries());
+        QVERIFY2(QString::fromStdString(entries.at("1003").storageError).contains(parts + ": is a symbolic link"),
+                 entries.at("1003").storageError.c_str());
+        QCOMPARE(entries.at("1005").partsPresent, uint64_t(0));
+        Job job("verify");
+        const auto kinds = kindsOf(cache->verify(job));
+        QCOMPARE(kinds.count("symbolic-link:1003"), size_t(1));
+        QCOMPARE(kinds.count("extra-parts:1005"), size_t(1));   // the FIFO is not a part
+        QCOMPARE(kinds.count("missing-parts:1005"), size_t(1));
+        Job merge("merge");
+        for (const auto& r : cache->merge({entries.at("1003").id, entries.at("1005").id}, merge)) {
+            QVERIFY(r.error);
+            QVERIFY(!r.merged);
+        }
+        QVERIFY(!QFileInfo::exists(f.storageDir() + "/1005/merged"));
+        // Evicting 1003 removes the link, not what it points at.
+        Job evict("evict");
+        QCOMPARE(cache->evict({{}, {}, {}, {"buildkit-unmerged-12-parts"}}, evict).size(), size_t(1));
+        QVERIFY(!QFileInfo::exists(f.storageDir() + "/1003"));
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(outside.path())), QStringList());
+        QCOMPARE(QDir(target).entryList(QDir::Files).size(), 12);
+    }
+
+    void readsALiveWalDatabaseWithoutChangingIt()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        f.exec("PRAGMA journal_mode=WAL");
+        // A "running server": a connection that keeps the WAL with a new entry in it.
+        sqlite3* server = nullptr;
+        QCOMPARE(sqlite3_open(f.dbPath().toUtf8().constData(), &server), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(server,
+                              "PRAGMA wal_autocheckpoint=0; UPDATE cache_entries SET key = 'renamed-by-server' "
+                              "WHERE id LIKE '%1005'",
+                              nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        auto cache = ActionsCache::open(pathsOf(f));
+        QCOMPARE(byFolder(cache->entries()).at("1005").key, std::string("renamed-by-server"));
+        QCOMPARE(sqlite3_close(server), SQLITE_OK);
+        // Closed: no -wal left; a read now creates none.
+        QVERIFY(!QFile::exists(f.dbPath() + "-wal"));
+        const auto before = testsupport::hashTree(f.dataDir());
+        QCOMPARE(byFolder(cache->entries()).at("1005").key, std::string("renamed-by-server"));
+        Job job("verify");
+        cache->verify(job);
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(f.dataDir())), QStringList());
+        QCOMPARE(store::Catalog::journalModeOnDisk(f.dbPath().toStdString()), std::string("wal"));
     }
 
     void evictByAgeAndBudget()
