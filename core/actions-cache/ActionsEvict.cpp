@@ -123,6 +123,24 @@ std::vector<Finding> ActionsCache::removeOrphans(Job& job, WriteOptions options)
 {
     requireWritable(options);
     const auto plan = planRemoveOrphans();
+    // Doubt stops: when the catalog names folders and none of them is in this
+    // storage folder, it is the wrong folder, and everything in it would look
+    // orphaned.
+    const auto locations = catalog_->locations();
+    if (!locations.empty()) {
+        bool anyFound = false;
+        for (const auto& l : locations) {
+            std::string error;
+            if (listOrError(*storage_, l.folderName, error).exists) {
+                anyFound = true;
+                break;
+            }
+        }
+        if (!anyFound)
+            fail(storage_->describe(), "holds none of the " + std::to_string(locations.size())
+                                           + " folders the database names; is it the right storage folder "
+                                             "(--storage)? Nothing was removed");
+    }
     std::vector<Finding> done;
     for (size_t i = 0; i < plan.size(); ++i) {
         job.checkCancel();

@@ -212,8 +212,25 @@ std::vector<Finding> ActionsCache::verify(Job& job)
         for (const auto& p : listing.parts)
             bytes += p.size;
         bytes += listing.mergedSize.value_or(0);
+        // Only a plain folder is an orphan removeOrphans may delete: a file
+        // or a link in the storage root (the database itself, when --storage
+        // names the data dir) is reported and left alone.
+        if (!error.empty()) {
+            const bool link = error.find("symbolic link") != std::string::npos;
+            out.push_back({link ? FindingKind::SymbolicLink : FindingKind::StorageError, "", "", folder,
+                           storage_->objectName(folder, ""), error, 0});
+            continue;
+        }
+        // The server names its folders by upload id (10 random digits, lib/helpers.ts).
+        const bool serverName = !folder.empty() && folder.size() <= 20
+                                && folder.find_first_not_of("0123456789") == std::string::npos;
+        if (!serverName) {
+            out.push_back({FindingKind::StorageError, "", "", folder, storage_->objectName(folder, ""),
+                           "is not a folder the server writes (its folders are upload ids); left alone", 0});
+            continue;
+        }
         out.push_back({FindingKind::OrphanFolder, "", "", folder, storage_->objectName(folder, ""),
-                       error.empty() ? "no storage location or upload names this folder" : error, bytes});
+                       "no storage location or upload names this folder", bytes});
     }
     return out;
 }

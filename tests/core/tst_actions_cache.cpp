@@ -16,7 +16,9 @@
 
 #include <QFile>
 
+#include <chrono>
 #include <map>
+#include <thread>
 #include <set>
 
 #include <sqlite3.h>
@@ -175,6 +177,7 @@ private slots:
         QTest::newRow("symlinked part") << "link 1003/parts/4" << "symbolic-link:1003" << "never followed"
                                         << "missing-parts:1003"; // a link is not a part
         QTest::newRow("symlinked folder") << "link 1005" << "symbolic-link:1005" << "symbolic link" << "";
+        QTest::newRow("folder is a file") << "file 1005" << "storage-error:1005" << "is not a folder" << "";
     }
 
     void verifyFindsEachDamage()
@@ -195,6 +198,9 @@ private slots:
             QVERIFY(QFile::resize(path, 100));
         } else if (what == "sql") {
             f.exec(arg);
+        } else if (what == "file") {
+            QVERIFY(QDir(path).removeRecursively());
+            QVERIFY(testsupport::writeFile(path, "a file where a folder should be"));
         } else if (what == "link") {
             const QString target = outside.filePath("target");
             QVERIFY(QDir().rename(path, target));
@@ -360,6 +366,30 @@ private slots:
         QCOMPARE(QDir(target).entryList(QDir::Files).size(), 12);
     }
 
+    void readsWaitOutAServersWriteLock()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        // A "server" in the middle of a write: EXCLUSIVE blocks every reader
+        // of a rollback-journal database until it commits.
+        sqlite3* server = nullptr;
+        QCOMPARE(sqlite3_open(f.dbPath().toUtf8().constData(), &server), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(server, "BEGIN EXCLUSIVE; UPDATE cache_entries SET key = 'written-under-lock' "
+                                      "WHERE id LIKE '%1005'",
+                              nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        std::thread commit([server] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(600));
+            sqlite3_exec(server, "COMMIT", nullptr, nullptr, nullptr);
+        });
+        auto cache = ActionsCache::open(pathsOf(f));
+        const auto entries = byFolder(cache->entries()); // waits for the commit, then reads it
+        commit.join();
+        QCOMPARE(sqlite3_close(server), SQLITE_OK);
+        QCOMPARE(entries.at("1005").key, std::string("written-under-lock"));
+        QVERIFY(!QFile::exists(f.dbPath() + "-journal"));
+    }
+
     void readsALiveWalDatabaseWithoutChangingIt()
     {
         QTemporaryDir dir;
@@ -427,6 +457,9 @@ private slots:
     {
         QTemporaryDir dir;
         ActionsCacheFixture f(dir.path());
+        // A file in the storage root is reported, never removed: with
+        // --storage naming the data dir it would be the database itself.
+        QVERIFY(testsupport::writeFile(f.storageDir() + "/notes.txt", "keep me"));
         auto cache = ActionsCache::open(pathsOf(f), true);
         QCOMPARE(cache->planRemoveOrphans().size(), size_t(2));
         Job job("orphans");
@@ -435,9 +468,25 @@ private slots:
         QVERIFY(!QFileInfo::exists(f.storageDir() + "/9999"));
         QVERIFY(!QFileInfo::exists(f.storageDir() + "/1006"));
         QVERIFY(QFileInfo::exists(f.storageDir() + "/7001/parts/0")); // an upload's folder is not an orphan
+        QCOMPARE(testsupport::readFile(f.storageDir() + "/notes.txt"), QByteArray("keep me"));
         Job verify("verify");
         QCOMPARE(kindsOf(cache->verify(verify)),
-                 (std::multiset<std::string>{"stalled-merge:1004", "unfinished-upload:7001"}));
+                 (std::multiset<std::string>{"stalled-merge:1004", "unfinished-upload:7001", "storage-error:notes.txt"}));
+
+        // The data dir named as storage: the database is a file there, never an orphan.
+        const auto before = testsupport::hashTree(f.dataDir());
+        auto wrong = ActionsCache::open(resolveDataDir(f.dataDir().toStdString(), {}, f.dataDir().toStdString()), true);
+        Job again("orphans");
+        try {
+            wrong->removeOrphans(again);
+            QFAIL("removed orphans from the wrong storage folder");
+        } catch (const cs::Error& e) {
+            QVERIFY2(QString(e.what()).contains("is it the right storage folder"), e.what());
+        }
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(f.dataDir())), QStringList());
+        for (const auto& fi : wrong->planRemoveOrphans())  // "storage" and sqlite.db are never candidates
+            QVERIFY2(fi.folder != "storage" && fi.folder != "sqlite.db", fi.folder.c_str());
+        QCOMPARE(store::Catalog::journalModeOnDisk(f.dbPath().toStdString()), std::string("delete"));
     }
 
     void writesNeedWritableAndAQuietServer()
