@@ -243,8 +243,19 @@ Catalog::Catalog(const std::string& path, OpenMode mode) : path_(path), mode_(mo
         if (mode != OpenMode::Create) {
             // Reads the schema now, so a file that is not a database fails
             // here in one sentence and not in the first query.
-            Statement probe = prepare("SELECT count(*) FROM sqlite_master");
-            probe.step();
+            sqlite3_stmt* probe = nullptr;
+            int rc = sqlite3_prepare_v2(db_, "SELECT count(*) FROM sqlite_master", -1, &probe, nullptr);
+            if (rc == SQLITE_OK)
+                rc = sqlite3_step(probe);
+            sqlite3_finalize(probe);
+            if (rc != SQLITE_ROW) {
+                if (sqlite3_extended_errcode(db_) == SQLITE_READONLY_ROLLBACK)
+                    fail(path, "has a hot journal (" + path
+                                   + "-journal) left by a write that did not finish; it must be rolled back "
+                                     "(the server does that when it next opens the database) and a read-only "
+                                     "reader will not");
+                failSql(db_, path, "cannot read the database");
+            }
         }
     } catch (...) {
         sqlite3_close(db_);

@@ -224,6 +224,25 @@ private slots:
         QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(g.dataDir())), QStringList());
     }
 
+    void evictKilledBetweenRowsAndFolderLeavesAnOrphan()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        auto r = cliWithEnv({"actions-cache", "evict", f.dataDir(), "--older-than", "30d", "--write"},
+                            "CACHESCOPE_ACTIONS_KILL_AT", "evict-rows-deleted");
+        QCOMPARE(r.exitCode, -1);
+        // The rows went first: no entry points at a missing folder; the folder is an orphan.
+        r = cli({"actions-cache", "verify", f.dataDir(), "--json"});
+        QStringList kinds;
+        for (const auto& v : jsonOf(r)["findings"].toArray())
+            kinds << v.toObject()["kind"].toString() + ":" + v.toObject()["folder"].toString();
+        kinds.sort();
+        QCOMPARE(kinds, (QStringList{"location-without-entry:1006", "orphan-folder:1005", "orphan-folder:9999",
+                                     "stalled-merge:1004", "unfinished-upload:7001"}));
+        QCOMPARE(jsonOf(cli({"actions-cache", "ls", f.dataDir(), "--json"}))["entries"].toArray().size(),
+                 f.entries().size() - 1);
+    }
+
     void mergeKilledAtEveryPointRecovers_data()
     {
         QTest::addColumn<QString>("point");

@@ -9,6 +9,9 @@
 
 #include <QTemporaryDir>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 using namespace cs;
 using namespace cs::store;
 
@@ -121,6 +124,37 @@ private slots:
             QFAIL("opened a file that is not a database");
         } catch (const cs::Error& e) {
             QVERIFY2(QString(e.what()).contains("garbage.db: not an SQLite database"), e.what());
+        }
+        QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(dir.path())), QStringList());
+    }
+
+    void readOnlyRefusesAHotJournalAndLeavesIt()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("sqlite.db");
+        makeDatabase(path, "delete");
+        // A writer that dies mid-transaction (after its cache spilled to the
+        // file) leaves a hot journal.
+        const pid_t child = ::fork();
+        if (child == 0) {
+            sqlite3* db = nullptr;
+            sqlite3_open(path.toUtf8().constData(), &db);
+            sqlite3_exec(db,
+                         "PRAGMA cache_size=1; BEGIN; UPDATE t SET v = v || 'x'; CREATE TABLE big(x); "
+                         "INSERT INTO big SELECT randomblob(4000) FROM (WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL "
+                         "SELECT i + 1 FROM r WHERE i < 200) SELECT i FROM r)",
+                         nullptr, nullptr, nullptr);
+            ::_exit(0);
+        }
+        int status = 0;
+        QCOMPARE(::waitpid(child, &status, 0), child);
+        QVERIFY(QFile::exists(path + "-journal"));
+        const auto before = testsupport::hashTree(dir.path());
+        try {
+            Catalog c(path.toStdString(), OpenMode::ReadOnly);
+            QFAIL("read a database with a hot journal");
+        } catch (const cs::Error& e) {
+            QVERIFY2(QString(e.what()).contains("sqlite.db: has a hot journal"), e.what());
         }
         QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(dir.path())), QStringList());
     }
