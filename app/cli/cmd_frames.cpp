@@ -1,6 +1,7 @@
 // cachescope-cli frames FILE [--json] [--blocks]: the frame layout of a zstd
 // file (schema in docs/cli.md, section "frames").
-#include "Command.h"
+#include "CommandTree.h"
+#include "TextTable.h"
 
 #include "core/frames/FrameLayout.h"
 #include "core/frames/FrameLayoutJson.h"
@@ -14,137 +15,109 @@ namespace cli {
 
 namespace {
 
-QString hex32(uint32_t v) { return QStringLiteral("0x%1").arg(v, 8, 16, QLatin1Char('0')); }
+std::string hex32(uint32_t v)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
 
-QString size(uint64_t bytes) { return QString::fromStdString(cs::formatSize(bytes)); }
+std::string size(uint64_t bytes) { return cs::formatSize(bytes); }
+std::string num(uint64_t v) { return std::to_string(v); }
 
-QString frameKindText(const cs::FrameInfo& f)
+std::string frameKindText(const cs::FrameInfo& f)
 {
     if (f.kind == cs::FrameKind::Zstd)
-        return QStringLiteral("zstd");
-    QString role = QString::fromLatin1(cs::skippableRoleName(f.role));
-    return QStringLiteral("skip:%1").arg(role.isEmpty() ? hex32(f.magic) : role);
+        return "zstd";
+    const std::string role = cs::skippableRoleName(f.role);
+    return "skip:" + (role.empty() ? hex32(f.magic) : role);
 }
 
-// Columns padded to the widest cell; numbers right-aligned.
-QString table(const QList<QStringList>& rows, const QList<bool>& rightAligned)
+std::string layoutText(const cs::FrameLayout& layout, bool withBlocks)
 {
-    QList<int> widths(rightAligned.size(), 0);
-    for (const auto& r : rows)
-        for (int c = 0; c < r.size(); ++c)
-            widths[c] = std::max(widths[c], int(r[c].size()));
-    QString out;
-    for (const auto& r : rows) {
-        QString line;
-        for (int c = 0; c < r.size(); ++c) {
-            if (c)
-                line += QStringLiteral("  ");
-            line += rightAligned[c] ? r[c].rightJustified(widths[c]) : r[c].leftJustified(widths[c]);
-        }
-        while (line.endsWith(QLatin1Char(' ')))
-            line.chop(1);
-        out += line + QLatin1Char('\n');
-    }
-    return out;
-}
-
-QString layoutText(const cs::FrameLayout& layout, bool withBlocks)
-{
-    QList<QStringList> rows{{QStringLiteral("#"), QStringLiteral("offset"), QStringLiteral("kind"),
-                             QStringLiteral("compressed"), QStringLiteral("content"), QStringLiteral("window"),
-                             QStringLiteral("dict"), QStringLiteral("check"), QStringLiteral("single"),
-                             QStringLiteral("blocks raw/rle/cmp")}};
+    TextTable table({"#", "offset", "kind", "compressed", "content", "window", "dict", "check", "single",
+                     "blocks raw/rle/cmp"},
+                    {true, true, false, true, true, true, true, false, false, false});
     for (const auto& f : layout.frames) {
         const bool z = f.kind == cs::FrameKind::Zstd;
-        rows.append({QString::number(f.index), QString::number(f.offset), frameKindText(f), size(f.compressedSize),
-                     z ? (f.contentSize ? size(*f.contentSize) : QStringLiteral("unknown")) : QStringLiteral("-"),
-                     z ? size(f.windowSize) : QStringLiteral("-"),
-                     z ? (f.dictionaryId ? QString::number(f.dictionaryId) : QStringLiteral("-")) : QStringLiteral("-"),
-                     z ? (f.checksum ? QStringLiteral("XXH64") : QStringLiteral("none")) : QStringLiteral("-"),
-                     z ? (f.singleSegment ? QStringLiteral("yes") : QStringLiteral("no")) : QStringLiteral("-"),
-                     z ? QStringLiteral("%1/%2/%3").arg(f.blocks[0]).arg(f.blocks[1]).arg(f.blocks[2])
-                       : QStringLiteral("-")});
+        table.add({num(f.index), num(f.offset), frameKindText(f), size(f.compressedSize),
+                   z ? (f.contentSize ? size(*f.contentSize) : "unknown") : "-", z ? size(f.windowSize) : "-",
+                   z ? (f.dictionaryId ? num(f.dictionaryId) : "-") : "-", z ? (f.checksum ? "XXH64" : "none") : "-",
+                   z ? (f.singleSegment ? "yes" : "no") : "-",
+                   z ? num(f.blocks[0]) + "/" + num(f.blocks[1]) + "/" + num(f.blocks[2]) : "-"});
         if (withBlocks && z)
             for (const auto& b : f.blockList)
-                rows.append({QString(), QString::number(b.offset),
-                             QStringLiteral("  block %1%2").arg(QString::fromLatin1(cs::blockTypeName(b.type)),
-                                                                 b.last ? QStringLiteral(" (last)") : QString()),
-                             size(b.size),
-                             b.type == cs::BlockType::Compressed ? QString() : size(b.contentSize), QString(),
-                             QString(), QString(), QString(), QString()});
+                table.add({"", num(b.offset),
+                           std::string("  block ") + cs::blockTypeName(b.type) + (b.last ? " (last)" : ""),
+                           size(b.size), b.type == cs::BlockType::Compressed ? "" : size(b.contentSize), "", "", "",
+                           "", ""});
     }
-    QString out = layout.frames.empty() ? QStringLiteral("no frames\n")
-                                        : table(rows, {true, true, false, true, true, true, true, false, false, false});
+    std::string out = layout.frames.empty() ? "no frames\n" : table.text();
 
     const auto& s = layout.summary;
-    out += QLatin1Char('\n');
-    out += QStringLiteral("file:         %1 (%2)\n").arg(QString::fromStdString(layout.path), size(s.fileSize));
-    out += QStringLiteral("frames:       %1 zstd (%2 sized, %3 unsized), %4 skippable\n")
-               .arg(s.zstdFrames).arg(s.sizedFrames).arg(s.unsizedFrames).arg(s.skippableFrames);
-    out += QStringLiteral("compressed:   %1\n").arg(size(s.compressedSize));
-    out += QStringLiteral("content:      %1\n").arg(s.contentSize ? size(*s.contentSize) : QStringLiteral("unknown (a frame does not declare its size)"));
+    out += "\n";
+    out += "file:         " + layout.path + " (" + size(s.fileSize) + ")\n";
+    out += "frames:       " + num(s.zstdFrames) + " zstd (" + num(s.sizedFrames) + " sized, " + num(s.unsizedFrames) +
+           " unsized), " + num(s.skippableFrames) + " skippable\n";
+    out += "compressed:   " + size(s.compressedSize) + "\n";
+    out += "content:      " + (s.contentSize ? size(*s.contentSize) : "unknown (a frame does not declare its size)") + "\n";
     if (s.contentSize && s.compressedSize)
-        out += QStringLiteral("ratio:        %1\n").arg(s.ratio, 0, 'f', 3);
+        out += "ratio:        " + fixed(s.ratio, 3) + "\n";
     if (!layout.frames.empty())
-        out += QStringLiteral("largest:      frame %1 at offset %2, %3\n")
-                   .arg(s.largestFrameIndex).arg(s.largestFrameOffset).arg(size(s.largestFrameSize));
-    out += QStringLiteral("checksums:    %1\n").arg(s.allChecksummed ? QStringLiteral("every zstd frame") : QStringLiteral("not on every zstd frame"));
+        out += "largest:      frame " + num(s.largestFrameIndex) + " at offset " +
+               num(s.largestFrameOffset) + ", " + size(s.largestFrameSize) + "\n";
+    out += std::string("checksums:    ") + (s.allChecksummed ? "every zstd frame" : "not on every zstd frame") + "\n";
     if (layout.seekTable) {
         const auto& t = *layout.seekTable;
-        out += QStringLiteral("seek table:   at offset %1, %2 entries%3%4\n")
-                   .arg(t.offset).arg(t.frames)
-                   .arg(t.checksums ? QStringLiteral(" with checksums") : QString())
-                   .arg(t.consistent ? QString() : QStringLiteral(" (does not match: %1)").arg(QString::fromStdString(t.problem)));
+        out += "seek table:   at offset " + num(t.offset) + ", " + num(t.frames) + " entries" +
+               (t.checksums ? " with checksums" : "") + (t.consistent ? "" : " (does not match: " + t.problem + ")") +
+               "\n";
     } else {
-        out += QStringLiteral("seek table:   none\n");
+        out += "seek table:   none\n";
     }
-    out += QStringLiteral("parallel:     %1, %2 piece%3. %4\n")
-               .arg(s.parallel.splittable ? QStringLiteral("splittable") : QStringLiteral("not splittable"))
-               .arg(s.parallel.pieces).arg(s.parallel.pieces == 1 ? QString() : QStringLiteral("s"))
-               .arg(QString::fromStdString(s.parallel.reason));
+    out += std::string("parallel:     ") + (s.parallel.splittable ? "splittable" : "not splittable") + ", " +
+           num(s.parallel.pieces) + " piece" + (s.parallel.pieces == 1 ? "" : "s") + ". " + s.parallel.reason + "\n";
     return out;
 }
 
-int runFrames(const QStringList& args)
+struct FramesArgs {
+    std::string file;
+    bool json = false;
+    bool blocks = false;
+};
+
+int runFrames(const FramesArgs& a)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Lists the frames of a file of concatenated zstd and skippable frames, reading headers only."));
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("The zstd file to inspect."));
-    parser.addOption({QStringLiteral("json"), QStringLiteral("Print the layout as JSON (schema in docs/cli.md).")});
-    parser.addOption({QStringLiteral("blocks"), QStringLiteral("List every block of every zstd frame.")});
-    int exitCode = Ok;
-    if (!parseOrExit(parser, args, exitCode))
-        return exitCode;
-    const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1) {
-        printError(QStringLiteral("frames takes exactly one FILE (see --help)"));
-        return Usage;
-    }
     cs::FrameScanOptions options;
-    options.blocks = parser.isSet(QStringLiteral("blocks"));
+    options.blocks = a.blocks;
     cs::Job job("frames");
-    const std::string path = positional[0].toStdString();
-    try {
-        if (parser.isSet(QStringLiteral("json"))) {
-            // Streamed: memory does not grow with the frame count.
-            cs::writeFrameLayoutJson(path, options, job, [](std::string_view text) {
-                if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
-                    cs::failErrno("stdout", "cannot write the layout");
-            });
-            if (std::fflush(stdout) != 0)
+    if (a.json) {
+        // Streamed by the core (not through the Json stack): memory does not
+        // grow with the frame count.
+        cs::writeFrameLayoutJson(a.file, options, job, [](std::string_view text) {
+            if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
                 cs::failErrno("stdout", "cannot write the layout");
-        } else {
-            printOut(layoutText(cs::scanFrames(path, options, job), options.blocks));
-        }
-    } catch (const cs::Error& e) {
-        printError(QString::fromStdString(e.what()));
-        return Failure;
+        });
+        if (std::fflush(stdout) != 0)
+            cs::failErrno("stdout", "cannot write the layout");
+    } else {
+        printOut(layoutText(cs::scanFrames(a.file, options, job), options.blocks));
     }
     return Ok;
 }
 
-CommandRegistration reg({QStringLiteral("frames"), QStringLiteral("frame layout of a zstd file (headers only)"), runFrames});
+TreeRegistration reg("", "frames", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("frames", "Frame layout of a zstd file (headers only)");
+    c->footer("Lists the frames of a file of concatenated zstd and skippable frames, reading headers only: memory "
+              "grows with the number of frames, never with the file size. Exit 1 when the file cannot be read or is "
+              "not a valid stream (one sentence naming the file and the byte offset).");
+    auto a = std::make_shared<FramesArgs>();
+    addPath(c, "FILE", a->file, "The zstd file to inspect");
+    c->add_flag("--json", a->json, "Print the layout as JSON (schema in docs/cli.md)");
+    c->add_flag("--blocks", a->blocks, "List every block of every zstd frame");
+    onRun(c, [a] { return runFrames(*a); });
+    return c;
+});
 
 } // namespace
 

@@ -1,118 +1,90 @@
-#include "Command.h"
+// cachescope-cli: builds the command tree (CommandTree.h), parses, runs the
+// chosen command. Exit codes: 0 success, 1 the operation failed, 2 bad usage.
+#include "CommandTree.h"
 
-#include <QCoreApplication>
-#include <QTextStream>
+#include "core/util/Error.h"
 
-#include <cstdio>
 #include <cstring>
-#include <memory>
-#include <algorithm>
+#include <string>
+#include <vector>
 
 namespace cli {
-
-static std::vector<Command>& registry()
-{
-    static std::vector<Command> commands;
-    return commands;
-}
-
-void registerCommand(Command command)
-{
-    registry().push_back(std::move(command));
-}
-
-const std::vector<Command>& commands()
-{
-    auto& r = registry();
-    std::sort(r.begin(), r.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
-    return r;
-}
-
-bool parseOrExit(QCommandLineParser& parser, const QStringList& args, int& exitCode)
-{
-    parser.addHelpOption();
-    if (!parser.parse(args)) {
-        printError(parser.errorText() + " (see --help)");
-        exitCode = Usage;
-        return false;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        printOut(parser.helpText());
-        exitCode = Ok;
-        return false;
-    }
-    return true;
-}
-
-bool parseOrExit(QCommandLineParser& parser, const QStringList& args, int& exitCode, int positionals,
-                 const QString& wants)
-{
-    if (!parseOrExit(parser, args, exitCode))
-        return false;
-    if (parser.positionalArguments().size() != positionals) {
-        printError(wants + QStringLiteral(" (see --help)"));
-        exitCode = Usage;
-        return false;
-    }
-    return true;
-}
-
-void printError(const QString& message)
-{
-    std::fprintf(stderr, "cachescope-cli: %s\n", message.toLocal8Bit().constData());
-    std::fflush(stderr);
-}
-
-void printOut(const QString& text)
-{
-    const QByteArray bytes = text.toUtf8();
-    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
-    std::fflush(stdout);
-}
-
-void printJson(const QJsonDocument& doc)
-{
-    printOut(QString::fromUtf8(doc.toJson(QJsonDocument::Indented)));
-}
-
+// Commands still on their own QCommandLineParser (legacy_dispatch.cpp).
+bool isLegacyCommand(const std::string& name);
+std::vector<std::pair<std::string, std::string>> legacyCommands();
+int runLegacyCommand(int argc, char** argv);
 } // namespace cli
 
-static void printUsage()
+namespace {
+
+// The chain of commands the user named, for the "see --help" hint.
+std::string chosenPath(const CLI::App& app)
 {
-    QString text = QStringLiteral("usage: cachescope-cli COMMAND [options]\n\ncommands:\n");
-    for (const auto& c : cli::commands())
-        text += QStringLiteral("  %1  %2\n").arg(c.name, -14).arg(c.synopsis);
-    text += QStringLiteral("\n'cachescope-cli COMMAND --help' describes one command.\n");
-    cli::printOut(text);
+    std::string path = app.get_name();
+    const CLI::App* at = &app;
+    while (true) {
+        const auto subs = at->get_subcommands();
+        if (subs.empty())
+            return path;
+        at = subs.front();
+        path += " " + at->get_name();
+    }
 }
+
+} // namespace
 
 int main(int argc, char** argv)
 {
-    // Headless: Qt Core only (bench --plot draws through the GUI binary).
-    QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName(QStringLiteral("cachescope"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(CACHESCOPE_VERSION));
-    const QStringList args = QCoreApplication::arguments();
-    if (args.size() < 2 || args[1] == QLatin1String("--help") || args[1] == QLatin1String("-h")) {
-        printUsage();
-        return args.size() < 2 ? cli::Usage : cli::Ok;
+    if (argc >= 2 && cli::isLegacyCommand(argv[1]))
+        return cli::runLegacyCommand(argc, argv);
+
+    CLI::App app;
+    cli::configureTopLevel(app);
+    cli::buildTree(app);
+    for (const auto& [name, synopsis] : cli::legacyCommands())
+        app.add_subcommand(name, synopsis)->prefix_command()->allow_extras();
+
+    const auto named = app.get_subcommands([&](const CLI::App* c) { return argc >= 2 && c->get_name() == argv[1]; });
+    if (argc >= 2 && argv[1][0] != '-' && named.empty()) {
+        cli::printError(std::string("unknown command '") + argv[1] + "' (see 'cachescope-cli --help')");
+        return cli::Usage;
     }
-    if (args[1] == QLatin1String("--version")) {
-        cli::printOut(QStringLiteral("cachescope-cli %1\n").arg(QCoreApplication::applicationVersion()));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        cli::printOut(app.help());
         return cli::Ok;
-    }
-    for (const auto& c : cli::commands()) {
-        if (c.name == args[1]) {
-            QStringList rest = args.mid(2);
-            rest.prepend(QStringLiteral("cachescope-cli ") + c.name);
-            try {
-                return c.run(rest);
-            } catch (const std::exception& e) {
-                cli::printError(QString::fromUtf8(e.what()));
-                return cli::Failure;
-            }
+    } catch (const CLI::CallForAllHelp&) {
+        cli::printOut(app.help("", CLI::AppFormatMode::All));
+        return cli::Ok;
+    } catch (const CLI::CallForVersion&) {
+        cli::printOut(app.version() + "\n");
+        return cli::Ok;
+    } catch (const CLI::ParseError& e) {
+        // CLI11 reports a missing subcommand before words it did not expect:
+        // name the unexpected word, the likelier mistake.
+        std::string message = e.what();
+        const CLI::App* deepest = &app;
+        while (!deepest->get_subcommands().empty())
+            deepest = deepest->get_subcommands().front();
+        const auto rest = deepest->remaining(true);
+        if (dynamic_cast<const CLI::RequiredError*>(&e) && !rest.empty())
+            message = "unknown option or command '" + rest.front() + "'";
+        else if (dynamic_cast<const CLI::RequiredError*>(&e) && message == "A subcommand is required") {
+            std::string names;
+            for (const CLI::App* c : deepest->get_subcommands([](const CLI::App* c) { return c->get_group() != ""; }))
+                names += (names.empty() ? "" : ", ") + c->get_name();
+            message = (deepest == &app ? std::string("a command is required: ")
+                                       : "'" + chosenPath(app) + "' needs a subcommand: ") + names;
         }
+        cli::printError(message + " (see '" + chosenPath(app) + " --help')");
+        return cli::Usage;
+    } catch (const cli::UsageError& e) {
+        cli::printError(std::string(e.what()) + " (see '" + chosenPath(app) + " --help')");
+        return cli::Usage;
+    } catch (const std::exception& e) {
+        cli::printError(e.what());
+        return cli::Failure;
     }
-    cli::printError(QStringLiteral("unknown command '%1' (see --help)").arg(args[1]));
-    return cli::Usage;
+    return cli::lastExitCode();
 }

@@ -1,11 +1,30 @@
 #include "core/util/Units.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace cs {
+
+// Numbers parse and print with <charconv>, which ignores the C locale: under
+// de_DE.UTF-8 "1.5MiB" is 1.5 MiB and "1,5MiB" is an error, as everywhere.
+static std::optional<double> leadingNumber(const std::string& s, size_t& used)
+{
+    double value = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), value, std::chars_format::fixed);
+    if (r.ec != std::errc() || value < 0 || !std::isfinite(value))
+        return std::nullopt;
+    used = size_t(r.ptr - s.data());
+    return value;
+}
+
+static std::string fixed1(double v)
+{
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 1);
+    return std::string(buf, r.ptr);
+}
 
 static std::string lower(std::string_view s)
 {
@@ -23,11 +42,12 @@ std::optional<uint64_t> parseSize(std::string_view text)
         s.pop_back();
     if (s.empty())
         return std::nullopt;
-    char* end = nullptr;
-    const double value = std::strtod(s.c_str(), &end);
-    if (end == s.c_str() || value < 0 || !std::isfinite(value))
+    size_t used = 0;
+    const auto number = leadingNumber(s, used);
+    if (!number)
         return std::nullopt;
-    std::string unit(end);
+    const double value = *number;
+    std::string unit = s.substr(used);
     while (!unit.empty() && unit.front() == ' ')
         unit.erase(unit.begin());
     double mult = 1;
@@ -48,11 +68,12 @@ std::optional<int64_t> parseDurationSeconds(std::string_view text)
     std::string s = lower(text);
     if (s.empty())
         return std::nullopt;
-    char* end = nullptr;
-    const double value = std::strtod(s.c_str(), &end);
-    if (end == s.c_str() || value < 0 || !std::isfinite(value))
+    size_t used = 0;
+    const auto number = leadingNumber(s, used);
+    if (!number)
         return std::nullopt;
-    const std::string unit(end);
+    const double value = *number;
+    const std::string unit = s.substr(used);
     double mult = 1;
     if (unit.empty() || unit == "s") mult = 1;
     else if (unit == "m" || unit == "min") mult = 60;
@@ -72,12 +93,9 @@ std::string formatSize(uint64_t bytes)
         v /= 1024;
         ++u;
     }
-    char buf[32];
     if (u == 0)
-        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-    else
-        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    return buf;
+        return std::to_string(bytes) + " B";
+    return fixed1(v) + " " + units[u];
 }
 
 std::string formatDuration(double seconds)
@@ -86,8 +104,8 @@ std::string formatDuration(double seconds)
     if (seconds < 0 || !std::isfinite(seconds))
         return "unknown";
     if (seconds < 60)
-        std::snprintf(buf, sizeof buf, "%.1f s", seconds);
-    else if (seconds < 3600)
+        return fixed1(seconds) + " s";
+    if (seconds < 3600)
         std::snprintf(buf, sizeof buf, "%d min %d s", int(seconds) / 60, int(seconds) % 60);
     else
         std::snprintf(buf, sizeof buf, "%d h %d min", int(seconds) / 3600, int(seconds) % 3600 / 60);

@@ -1,0 +1,91 @@
+// Every --json output of cachescope-cli, checked against its JSON Schema in
+// docs/cli.md (section "JSON schemas"): types, required and unexpected keys,
+// enums, the documented key order, and integers written exactly.
+#include "common/JsonSchema.h"
+#include "common/TestSupport.h"
+
+using testsupport::cli;
+
+class TestCliJson : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp;
+    testsupport::SchemaMap schemas;
+
+    QString path(const QString& name) const { return tmp.path() + QLatin1Char('/') + name; }
+
+    // Runs the command, expects exit 0 and output that matches the schema.
+    nlohmann::ordered_json check(const QStringList& args, const std::string& schema)
+    {
+        const auto r = cli(args);
+        if (r.exitCode != 0)
+            qFatal("%s: exit %d: %s", qPrintable(args.join(' ')), r.exitCode, r.err.constData());
+        const auto it = schemas.find(schema);
+        if (it == schemas.end())
+            qFatal("docs/cli.md has no schema '%s'", schema.c_str());
+        const auto value = nlohmann::ordered_json::parse(r.out.toStdString());
+        const std::string problem = testsupport::validateJson(value, it->second, schemas);
+        if (!problem.empty())
+            qFatal("%s: does not match schema '%s': %s", qPrintable(args.join(' ')), schema.c_str(), problem.c_str());
+        return value;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(tmp.isValid());
+        schemas = testsupport::schemasFromDoc(CACHESCOPE_SOURCE_DIR "/docs/cli.md");
+        QVERIFY(schemas.size() >= 3);
+    }
+
+    // The checker itself rejects what it should.
+    void checkerRejects()
+    {
+        const auto schema = schemas.at("snapshot-restore");
+        auto ok = nlohmann::ordered_json::parse(R"({"snapshot": "a", "output": "b", "threads": 1, "input_bytes": 1,
+            "output_bytes": 18446744073709551615, "zstd_frames": 1, "skippable_frames": 0, "sized_frames": 1,
+            "streamed_frames": 0, "hole_bytes": 0, "seek_table": false, "wall_seconds": 0.5, "cpu_seconds": 1})");
+        QCOMPARE(testsupport::validateJson(ok, schema, schemas), std::string());
+        QCOMPARE(ok["output_bytes"].get<uint64_t>(), UINT64_MAX);
+        auto asDouble = ok;
+        asDouble["input_bytes"] = 1.0;
+        QVERIFY(!testsupport::validateJson(asDouble, schema, schemas).empty());
+        auto extra = ok;
+        extra["surprise"] = 1;
+        QVERIFY(!testsupport::validateJson(extra, schema, schemas).empty());
+        auto missing = ok;
+        missing.erase("threads");
+        QVERIFY(!testsupport::validateJson(missing, schema, schemas).empty());
+        auto reordered = nlohmann::ordered_json::object();
+        reordered["output"] = ok["output"];
+        for (auto it = ok.begin(); it != ok.end(); ++it)
+            if (it.key() != "output")
+                reordered[it.key()] = it.value();
+        QVERIFY(!testsupport::validateJson(reordered, schema, schemas).empty());
+    }
+
+    void framesAndSnapshots()
+    {
+        const QString src = path(QStringLiteral("in.bin"));
+        QVERIFY(testsupport::writeFile(src, testsupport::textBytes(3 << 20, 5)));
+        const QString snap = path(QStringLiteral("in.zst"));
+        const auto c = check({"snapshot", "create", src, snap, "--chunk", "1MiB", "--seek-table", "--threads", "2", "--json"},
+                             "snapshot-create");
+        QCOMPARE(c["input_bytes"].get<uint64_t>(), uint64_t(3 << 20));
+        QCOMPARE(c["data_frames"].get<uint64_t>(), 3u);
+        const auto r = check({"snapshot", "restore", snap, path(QStringLiteral("out.bin")), "--json"}, "snapshot-restore");
+        QCOMPARE(r["output_bytes"].get<uint64_t>(), uint64_t(3 << 20));
+        const auto f = check({"frames", snap, "--json"}, "frames");
+        QVERIFY(!f["seek_table"].is_null());
+        QCOMPARE(f["summary"]["zstd_frames"].get<uint64_t>(), 3u);
+        check({"frames", snap, "--json", "--blocks"}, "frames");
+        // A stock zstd stream without a declared size: nulls where documented.
+        const QString unsized = path(QStringLiteral("unsized.zst"));
+        QCOMPARE(testsupport::zstd({"-q", "-c"}, testsupport::textBytes(100000, 1)).exitCode, 0);
+        QVERIFY(testsupport::writeFile(unsized, testsupport::zstd({"-q", "-c"}, testsupport::textBytes(100000, 1)).out));
+        const auto u = check({"frames", unsized, "--json"}, "frames");
+        QVERIFY(u["summary"]["content_size"].is_null());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliJson)
+#include "tst_cli_json.moc"
