@@ -35,6 +35,12 @@ std::string ago(int64_t ms)
     return std::to_string(s / 86400) + " days";
 }
 
+bool isPlainFolderName(const std::string& name)
+{
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos
+           && name.find('\0') == std::string::npos;
+}
+
 const char* entryStateName(EntryState s)
 {
     switch (s) {

@@ -102,7 +102,7 @@ std::vector<ActionsEntry> ActionsCache::evict(const ActionsEvictPolicy& policy, 
         const ActionsEntry& e = victims[i];
         catalog_->deleteLocation(e.locationId);
         CS_ACTIONS_KILL_POINT("evict-rows-deleted");
-        if (e.hasLocation && !e.folderName.empty() && namedFolders(*catalog_).count(e.folderName) == 0)
+        if (e.hasLocation && isPlainFolderName(e.folderName) && namedFolders(*catalog_).count(e.folderName) == 0)
             storage_->deleteFolder(e.folderName);
         CS_ACTIONS_KILL_POINT("evict-folder-deleted");
     }
@@ -162,7 +162,7 @@ std::vector<Finding> ActionsCache::removeOrphans(Job& job, WriteOptions options)
                 continue;
             catalog_->deleteLocation(f.entryId);
             CS_ACTIONS_KILL_POINT("orphan-location-deleted");
-            if (!folder.empty() && namedFolders(*catalog_).count(folder) == 0)
+            if (isPlainFolderName(folder) && namedFolders(*catalog_).count(folder) == 0)
                 storage_->deleteFolder(folder);
         } else {
             if (namedFolders(*catalog_).count(f.folder) != 0)

@@ -16,6 +16,10 @@ void applyListing(ActionsEntry& e, const FolderListing& l);
 // One listing of a folder; a failure (link, not a folder) goes to error.
 FolderListing listOrError(ActionsStorage& storage, const std::string& folder, std::string& error);
 
+// A folder name from the catalog that is one plain name (no '/', not "."
+// or ".."): anything else is reported and never joined into a path.
+bool isPlainFolderName(const std::string& name);
+
 // The server resets a merge that has not finished after 15 minutes
 // (tasks/cleanup/merges.ts): before that it may still be running.
 constexpr int64_t kServerMergeResetMs = 15 * 60 * 1000;

@@ -177,6 +177,9 @@ private slots:
         QTest::newRow("symlinked part") << "link 1003/parts/4" << "symbolic-link:1003" << "never followed"
                                         << "missing-parts:1003"; // a link is not a part
         QTest::newRow("symlinked folder") << "link 1005" << "symbolic-link:1005" << "symbolic link" << "";
+        QTest::newRow("folder name is a path")
+            << "sql UPDATE storage_locations SET folderName = '../1001' WHERE folderName = '1005'"
+            << "storage-error:../1001" << "is not a plain folder name" << "orphan-folder:1005";
         QTest::newRow("folder is a file") << "file 1005" << "storage-error:1005" << "is not a folder" << "";
     }
 
@@ -451,6 +454,21 @@ private slots:
         QVERIFY(!left.count("1001") && !left.count("1005"));
         Job verify("verify");
         QCOMPARE(kindsOf(cache->verify(verify)), baseFindings()); // rows and folders went together
+    }
+
+    void evictOfAHostileFolderNameDeletesOnlyTheRows()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        f.exec("UPDATE storage_locations SET folderName = '../../outside' WHERE folderName = '1005'");
+        const QString outside = f.dataDir() + "/outside";
+        QVERIFY(QDir().mkpath(outside));
+        QVERIFY(testsupport::writeFile(outside + "/keep", "keep"));
+        auto cache = ActionsCache::open(pathsOf(f), true);
+        Job job("evict");
+        QCOMPARE(cache->evict({{}, {}, {}, {"macos-never-downloaded"}}, job).size(), size_t(1));
+        QCOMPARE(testsupport::readFile(outside + "/keep"), QByteArray("keep"));
+        QVERIFY(!byFolder(cache->entries()).count("../../outside"));
     }
 
     void removeOrphansTakesOnlyOrphans()
