@@ -93,7 +93,7 @@ int runLs(const QStringList& args)
     auto cache = ActionsCache::open(paths);
     const auto entries = cache->entries();
     const auto uploads = cache->uploads();
-    print(p, listingJson(entries, uploads), listingText(entries, uploads));
+    printOut(QString::fromStdString(p.isSet(kJson) ? listingJsonText(entries, uploads) : listingText(entries, uploads)));
     return Ok;
 }
 

@@ -138,6 +138,18 @@ Json listingJson(const std::vector<ActionsEntry>& entries, const std::vector<Act
     return root;
 }
 
+std::string listingJsonText(const std::vector<ActionsEntry>& entries, const std::vector<ActionsUpload>& uploads)
+{
+    std::string t = "{\"entries\": [";
+    for (size_t i = 0; i < entries.size(); ++i)
+        t += (i ? ",\n  " : "\n  ") + entryJson(entries[i]).dump();
+    t += entries.empty() ? "],\n\"uploads\": [" : "\n],\n\"uploads\": [";
+    for (size_t i = 0; i < uploads.size(); ++i)
+        t += (i ? ",\n  " : "\n  ") + uploadJson(uploads[i]).dump();
+    t += uploads.empty() ? "]}\n" : "\n]}\n";
+    return t;
+}
+
 std::string listingText(const std::vector<ActionsEntry>& entries, const std::vector<ActionsUpload>& uploads)
 {
     std::string t = pad("SIZE", 11, true) + "  " + pad("PARTS", 5, true) + "  " + pad("STATE", 13) + "  "
