@@ -24,7 +24,7 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("Inspect build-cache stores and zstd snapshots."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Stores or zstd files to open."), QStringLiteral("[files...]"));
+    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Stores, cache-server data dirs (with sqlite.db and storage/) or zstd files to open."), QStringLiteral("[files...]"));
     const QCommandLineOption profileBoot(QStringLiteral("profile-boot"),
         QStringLiteral("Write a boot profile (first paint, idle RSS, longest stall) as JSON to FILE, then quit."),
         QStringLiteral("FILE"));

@@ -1,5 +1,6 @@
 #include "ui/shell/MainWindow.h"
 
+#include "ui/actions/ActionsDocument.h"
 #include "ui/frames/FrameLayoutDocument.h"
 #include "ui/shell/RecentFiles.h"
 #include "ui/shell/StallMonitor.h"
@@ -98,6 +99,9 @@ bool MainWindow::openPath(const QString& path)
         tabs_->setCurrentWidget(open);
         return true;
     }
+    // A cache server's data dir, or its sqlite.db (dropped, recent, command line).
+    if (looksLikeActionsData(path))
+        return openActionsData(path);
     if (info.isDir()) {
         if (!QFileInfo::exists(QDir(path).filePath(QStringLiteral("catalog.db")))) {
             showError(tr("Not a store"),
@@ -127,6 +131,26 @@ bool MainWindow::openStore(const QString& folder)
     }
     addDocument(doc, QFileInfo(canonical(folder)).fileName(), folder);
     recent_->add(folder);
+    return true;
+}
+
+// The single place where a cache server's data (ui/actions) is opened.
+bool MainWindow::openActionsData(const QString& path)
+{
+    const QFileInfo info(path);
+    const QString dataDir = info.isDir() ? info.absoluteFilePath() : info.absolutePath();   // or its sqlite.db
+    if (QWidget* open = documentForPath(dataDir)) {
+        tabs_->setCurrentWidget(open);
+        return true;
+    }
+    QString error;
+    ActionsDocument* doc = ActionsDocument::open(dataDir, &error);
+    if (!doc) {
+        showError(tr("Cannot open cache server data"), error);
+        return false;
+    }
+    addDocument(doc, doc->title(), dataDir);
+    recent_->add(dataDir);
     return true;
 }
 

@@ -51,6 +51,7 @@ public:
 public Q_SLOTS:
     void openFileDialog();
     void openStoreDialog();
+    void openActionsDataDialog();   // a cache server's data dir (ui/actions)
     void closeTab(int index);
     void closeCurrentTab();
 
@@ -71,6 +72,8 @@ private:
     void onCurrentTabChanged(int index);
     void showError(const QString& title, const QString& message);
     bool openStore(const QString& folder);
+    // A github-actions-cache-server data dir or its sqlite.db, as an ActionsDocument.
+    bool openActionsData(const QString& path);
     void restoreWindowState();
     void saveWindowState() const;
 

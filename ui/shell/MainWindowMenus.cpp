@@ -20,6 +20,7 @@ void MainWindow::createMenus()
     openFile->setShortcut(QKeySequence::Open);
     QAction* openStore = file->addAction(tr("Open &Store Folder…"), this, &MainWindow::openStoreDialog);
     openStore->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    file->addAction(tr("Open &Cache Server Data…"), this, &MainWindow::openActionsDataDialog);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     connect(recentMenu_, &QMenu::aboutToShow, this, [this] { recent_->fillMenu(recentMenu_); });
     recent_->fillMenu(recentMenu_);
@@ -73,6 +74,14 @@ void MainWindow::openStoreDialog()
     const QString folder = QFileDialog::getExistingDirectory(this, tr("Open store folder"));
     if (!folder.isEmpty())
         openPath(folder);
+}
+
+void MainWindow::openActionsDataDialog()
+{
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Open the data dir of a github-actions-cache-server (with sqlite.db and storage/)"));
+    if (!folder.isEmpty())
+        openActionsData(folder);
 }
 
 } // namespace ui

@@ -1,0 +1,252 @@
+#include "ui/actions/ActionsBrowser.h"
+
+#include "core/jobs/Job.h"
+#include "core/util/Units.h"
+#include "ui/actions/ActionsEntryModel.h"
+#include "ui/actions/ActionsPartsModel.h"
+#include "ui/jobs/JobRunner.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <set>
+
+namespace ui {
+
+using PartsPtr = std::shared_ptr<const std::vector<cs::actions::ActionsPart>>;
+
+namespace {
+
+void setUpTable(QTableView* t)
+{
+    t->setSortingEnabled(true);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setAlternatingRowColors(true);
+    t->setWordWrap(false);
+    t->verticalHeader()->hide();
+    t->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    t->horizontalHeader()->setStretchLastSection(true);
+}
+
+} // namespace
+
+ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
+    : QWidget(parent),
+      where_(std::move(where)),
+      model_(new ActionsEntryModel(this)),
+      proxy_(new QSortFilterProxyModel(this)),
+      filter_(new QLineEdit(this)),
+      filterTimer_(new QTimer(this)),
+      count_(new QLabel(this)),
+      table_(new QTableView(this)),
+      partsHeader_(new QLabel(this)),
+      partsModel_(new ActionsPartsModel(this)),
+      partsTable_(new QTableView(this)),
+      partsRunner_(new JobRunner(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 4, 0, 0);
+    auto* top = new QHBoxLayout;
+    filter_->setPlaceholderText(tr("Filter by key (substring)…"));
+    filter_->setClearButtonEnabled(true);
+    filter_->setObjectName(QStringLiteral("keyFilter"));
+    top->addWidget(filter_, 1);
+    top->addWidget(count_);
+    layout->addLayout(top);
+
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(ActionsEntryModel::SortRole);
+    proxy_->setFilterKeyColumn(ActionsEntryModel::Key);
+    proxy_->setFilterRole(ActionsEntryModel::SortRole);
+    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    table_->setModel(proxy_);
+    setUpTable(table_);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    table_->sortByColumn(ActionsEntryModel::Updated, Qt::DescendingOrder);
+    const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    auto* header = table_->horizontalHeader();
+    header->resizeSection(ActionsEntryModel::Key, 44 * digit);
+    header->resizeSection(ActionsEntryModel::Version, 11 * digit);
+    header->resizeSection(ActionsEntryModel::Scope, 16 * digit);
+    header->resizeSection(ActionsEntryModel::Repo, 6 * digit);
+    header->resizeSection(ActionsEntryModel::Size, 10 * digit);
+    header->resizeSection(ActionsEntryModel::Parts, 6 * digit);
+    header->resizeSection(ActionsEntryModel::State, 17 * digit);
+    header->resizeSection(ActionsEntryModel::LastDownload, 20 * digit);
+    header->resizeSection(ActionsEntryModel::Updated, 20 * digit);
+
+    auto* pane = new QWidget(this);
+    auto* paneLayout = new QVBoxLayout(pane);
+    paneLayout->setContentsMargins(0, 4, 0, 0);
+    partsHeader_->setObjectName(QStringLiteral("partsHeader"));
+    partsHeader_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    partsHeader_->setWordWrap(true);
+    partsHeader_->setText(tr("Select an entry to see its files."));
+    paneLayout->addWidget(partsHeader_);
+    partsTable_->setModel(partsModel_);
+    setUpTable(partsTable_);
+    partsTable_->setSortingEnabled(false);   // index order is the order the server concatenates in
+    partsTable_->horizontalHeader()->resizeSection(ActionsPartsModel::Part, 8 * digit);
+    partsTable_->horizontalHeader()->resizeSection(ActionsPartsModel::Size, 11 * digit);
+    paneLayout->addWidget(partsTable_, 1);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(table_);
+    splitter->addWidget(pane);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setChildrenCollapsible(false);
+    layout->addWidget(splitter, 1);
+
+    filterTimer_->setSingleShot(true);
+    filterTimer_->setInterval(kFilterDelayMs);
+    connect(filter_, &QLineEdit::textChanged, filterTimer_, qOverload<>(&QTimer::start));
+    connect(filterTimer_, &QTimer::timeout, this, [this] {
+        proxy_->setFilterFixedString(filter_->text());
+        updateCountLabel();
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ActionsBrowser::onCurrentChanged);
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ActionsBrowser::selectionChanged);
+    connect(table_, &QTableView::customContextMenuRequested, this, [this](const QPoint& pos) {
+        if (contextActions_.isEmpty())
+            return;
+        QMenu* menu = new QMenu(this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->addActions(contextActions_);
+        menu->popup(table_->viewport()->mapToGlobal(pos));
+    });
+    connect(partsRunner_, &JobRunner::finished, this, [this](bool ok, const QString& resultOrError) {
+        if (!ok) {
+            if (resultOrError != QLatin1String("cancelled")) {
+                partsModel_->clear();
+                partsHeader_->setText(tr("Cannot list the files: %1").arg(resultOrError));
+                Q_EMIT partsLoaded(false);
+            }
+            return;
+        }
+        const auto parts = std::any_cast<PartsPtr>(partsRunner_->result());
+        partsModel_->setParts(parts);
+        if (const cs::actions::ActionsEntry* e = model_->entryAt(model_->rowOfId(shownEntryId_))) {
+            uint64_t present = 0, missing = 0;
+            for (const auto& p : *parts)
+                (p.present ? present : missing) += 1;
+            QString text = tr("<b>%1</b> · folder %2 · %3 of %4 claimed parts present")
+                               .arg(QString::fromStdString(e->key).toHtmlEscaped(),
+                                    QString::fromStdString(e->folderName).toHtmlEscaped())
+                               .arg(present)
+                               .arg(e->partCount);
+            text += e->mergedPresent ? tr(" · merged object %1").arg(QString::fromStdString(cs::formatSize(e->size)))
+                                     : tr(" · no merged object");
+            if (missing >= kMaxMissingShown)
+                text += tr(" (the first %1 missing parts are listed)").arg(kMaxMissingShown);
+            partsHeader_->setText(text);
+        }
+        Q_EMIT partsLoaded(true);
+    });
+    updateCountLabel();
+}
+
+bool ActionsBrowser::isLoadingParts() const
+{
+    return partsRunner_->isRunning();
+}
+
+void ActionsBrowser::setSnapshot(ActionsSnapshotPtr snapshot)
+{
+    std::set<std::string> selected;
+    for (const auto& e : selectedEntries())
+        selected.insert(e.id);
+    const QString current = shownEntryId_;
+    const bool firstRead = !model_->snapshot();
+    model_->setSnapshot(std::move(snapshot));
+    // Keep what was selected (rows move when a merge changes states).
+    QItemSelection selection;
+    for (int r = 0; r < model_->rowCount(); ++r)
+        if (selected.count(model_->entryAt(r)->id)) {
+            const QModelIndex i = proxy_->mapFromSource(model_->index(r, 0));
+            if (i.isValid())
+                selection.select(i, i);
+        }
+    table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    const int currentRow = model_->rowOfId(current);
+    shownEntryId_.clear();
+    if (currentRow >= 0) {
+        const QModelIndex i = proxy_->mapFromSource(model_->index(currentRow, 0));
+        table_->selectionModel()->setCurrentIndex(i, QItemSelectionModel::NoUpdate);
+    } else if (firstRead && proxy_->rowCount() > 0) {
+        // A first look shows the files of the top entry rather than an empty pane.
+        table_->selectionModel()->setCurrentIndex(proxy_->index(0, 0),
+                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    }
+    onCurrentChanged();
+    updateCountLabel();
+    Q_EMIT selectionChanged();
+}
+
+void ActionsBrowser::updateCountLabel()
+{
+    const QString shown = QLocale().toString(proxy_->rowCount());
+    count_->setText(proxy_->filterRegularExpression().pattern().isEmpty()
+                        ? tr("%1 entries").arg(shown)
+                        : tr("%1 of %2 entries").arg(shown, QLocale().toString(model_->rowCount())));
+}
+
+std::vector<cs::actions::ActionsEntry> ActionsBrowser::selectedEntries() const
+{
+    std::vector<cs::actions::ActionsEntry> out;
+    std::set<int> rows;
+    for (const QModelIndex& i : table_->selectionModel()->selectedRows())
+        rows.insert(i.row());
+    for (int r : rows)
+        if (const auto* e = model_->entryAt(proxy_->mapToSource(proxy_->index(r, 0)).row()))
+            out.push_back(*e);
+    return out;
+}
+
+void ActionsBrowser::selectSourceRow(int row)
+{
+    const QModelIndex i = proxy_->mapFromSource(model_->index(row, 0));
+    table_->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    table_->scrollTo(i);
+}
+
+void ActionsBrowser::onCurrentChanged()
+{
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    const cs::actions::ActionsEntry* e = current.isValid() ? model_->entryAt(proxy_->mapToSource(current).row()) : nullptr;
+    if (!e) {
+        if (!shownEntryId_.isEmpty() || partsModel_->rowCount() > 0) {
+            partsRunner_->cancel();
+            partsModel_->clear();
+            partsHeader_->setText(tr("Select an entry to see its files."));
+        }
+        shownEntryId_.clear();
+        return;
+    }
+    const QString id = QString::fromStdString(e->id);
+    // Already shown or on its way (setSnapshot() clears the id to re-read).
+    if (id == shownEntryId_)
+        return;
+    shownEntryId_ = id;
+    partsHeader_->setText(tr("Listing the files of %1…").arg(QString::fromStdString(e->key).toHtmlEscaped()));
+    partsRunner_->start(tr("Listing parts"), [where = where_, entry = *e](cs::Job& job) {
+        auto cache = openActionsForReading(where);
+        job.checkCancel();
+        return std::any(PartsPtr(std::make_shared<const std::vector<cs::actions::ActionsPart>>(
+            cache->parts(entry, kMaxMissingShown))));
+    });
+}
+
+} // namespace ui

@@ -1,0 +1,83 @@
+#include "ui/actions/ActionsData.h"
+
+#include "core/jobs/Job.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <chrono>
+
+namespace ui {
+
+bool looksLikeActionsData(const QString& path)
+{
+    const QFileInfo info(path);
+    if (info.isDir())
+        return QFileInfo(QDir(path).filePath(QStringLiteral("sqlite.db"))).isFile();
+    return info.isFile() && info.fileName() == QLatin1String("sqlite.db");
+}
+
+ActionsDataLocation resolveActionsData(const QString& path)
+{
+    const QFileInfo info(path);
+    ActionsDataLocation where;
+    where.dataDir = info.isDir() ? info.absoluteFilePath() : info.absolutePath();
+    where.paths = cs::actions::resolveDataDir(QFile::encodeName(info.absoluteFilePath()).toStdString());
+    return where;
+}
+
+QString actionsEntryStateName(cs::actions::EntryState s)
+{
+    return QString::fromLatin1(cs::actions::entryStateName(s));
+}
+
+QString formatEpochMs(std::optional<int64_t> ms)
+{
+    if (!ms || *ms <= 0)
+        return QCoreApplication::translate("ui::Actions", "never");
+    return QDateTime::fromMSecsSinceEpoch(*ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+QString formatAgeMs(int64_t ms)
+{
+    const int64_t s = std::max<int64_t>(0, ms / 1000);
+    if (s < 60)
+        return QCoreApplication::translate("ui::Actions", "%1 s").arg(s);
+    if (s < 3600)
+        return QCoreApplication::translate("ui::Actions", "%1 min").arg(s / 60);
+    if (s < 86400)
+        return QCoreApplication::translate("ui::Actions", "%1 h %2 min").arg(s / 3600).arg(s % 3600 / 60);
+    return QCoreApplication::translate("ui::Actions", "%1 d %2 h").arg(s / 86400).arg(s % 86400 / 3600);
+}
+
+int64_t nowEpochMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+std::unique_ptr<cs::actions::ActionsCache> openActionsForReading(const ActionsDataLocation& where)
+{
+    return cs::actions::ActionsCache::open(where.paths, false);
+}
+
+std::unique_ptr<cs::actions::ActionsCache> openActionsForWriting(const ActionsDataLocation& where)
+{
+    return cs::actions::ActionsCache::open(where.paths, true);
+}
+
+ActionsSnapshot readActionsSnapshot(const ActionsDataLocation& where, cs::Job& job)
+{
+    ActionsSnapshot s;
+    auto cache = openActionsForReading(where);
+    s.entries = cache->entries(&job);
+    job.checkCancel();
+    s.uploads = cache->uploads();
+    s.readAtMs = nowEpochMs();
+    return s;
+}
+
+} // namespace ui

@@ -1,0 +1,56 @@
+// What the cache-server document reads, and the one place it opens the
+// server's data. Every read is a job of its own: open the data read-only
+// (cs::actions::ActionsCache::open without writable), read, close. Nothing
+// stays open while the user looks at the window, so a running server never
+// waits on us and no byte of the data dir changes. Writes open the data
+// writable only after the user confirmed them, for the length of that job.
+#pragma once
+#include "core/actions-cache/ActionsCache.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace cs { class Job; }
+
+namespace ui {
+
+// Where a server's data is: the folder the user named (or the folder of the
+// sqlite.db they named) and the database and storage the core resolved.
+struct ActionsDataLocation {
+    QString dataDir;
+    cs::actions::DataDirPaths paths;
+};
+
+// True when path names what should open as a cache server's data: a folder
+// holding sqlite.db, or a file named sqlite.db. Looks at names only.
+bool looksLikeActionsData(const QString& path);
+// Resolves path through the core (cs::actions::resolveDataDir); throws
+// cs::Error naming what is missing.
+ActionsDataLocation resolveActionsData(const QString& path);
+
+QString actionsEntryStateName(cs::actions::EntryState s);
+// "2026-11-30 17:01:02" for epoch milliseconds; "never" for none.
+QString formatEpochMs(std::optional<int64_t> ms);
+// "40 s", "3 min", "2 h 5 min", "4 d 3 h".
+QString formatAgeMs(int64_t ms);
+int64_t nowEpochMs();
+
+struct ActionsSnapshot {
+    std::vector<cs::actions::ActionsEntry> entries;
+    std::vector<cs::actions::ActionsUpload> uploads;
+    int64_t readAtMs = 0;
+};
+using ActionsSnapshotPtr = std::shared_ptr<const ActionsSnapshot>;
+
+// Opens the data read-only: no byte of the data dir changes.
+std::unique_ptr<cs::actions::ActionsCache> openActionsForReading(const ActionsDataLocation& where);
+// Opens the data for a write the user confirmed (merge, evict, orphans).
+std::unique_ptr<cs::actions::ActionsCache> openActionsForWriting(const ActionsDataLocation& where);
+// Entries and pending uploads in one read.
+ActionsSnapshot readActionsSnapshot(const ActionsDataLocation& where, cs::Job& job);
+
+} // namespace ui
