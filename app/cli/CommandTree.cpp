@@ -23,10 +23,12 @@ int& exitCodeSlot()
     return code;
 }
 
-bool isHelpOrVersion(const CLI::Option* o)
+// The tool's own flags (help everywhere, version at the top), not a
+// command's options: a command may have its own --version (store put).
+bool isHelpOrVersion(const CLI::App* app, const CLI::Option* o)
 {
-    const std::string n = o->get_name();
-    return n == "--help" || n == "--help-all" || n == "--version";
+    return o == app->get_help_ptr() || o == app->get_help_all_ptr() ||
+           (app->get_parent() == nullptr && o->get_name() == "--version");
 }
 
 // Usage lines name every word: a leaf prints its full path, its positionals
@@ -45,7 +47,7 @@ public:
             out += " " + (o->get_required() ? word : "[" + word + "]");
         }
         for (const CLI::Option* o : app->get_options([](const CLI::Option* o) { return o->nonpositional(); })) {
-            if (isHelpOrVersion(o))
+            if (isHelpOrVersion(app, o))
                 continue;
             std::string word = o->get_name();
             if (!o->get_type_name().empty())
@@ -106,6 +108,8 @@ std::vector<std::string> usageLines(const CLI::App* command)
                               lines);
     return lines;
 }
+
+bool isToolFlag(const CLI::App* command, const CLI::Option* o) { return isHelpOrVersion(command, o); }
 
 void registerNode(TreeNode node) { registry().push_back(std::move(node)); }
 

@@ -64,6 +64,9 @@ std::string commandPath(const CLI::App* command);
 // The usage lines of a command, as --help prints them without "Usage: ":
 // one per leaf below it ("cachescope-cli store put DIR KEY FILE [--version V] ...").
 std::vector<std::string> usageLines(const CLI::App* command);
+// Whether o is one of the tool's own flags (--help, --help-all, the top
+// level's --version) rather than an option of the command.
+bool isToolFlag(const CLI::App* command, const CLI::Option* o);
 
 // A usage problem found after parsing (exit 2), e.g. "give either keys or --all".
 struct UsageError : std::runtime_error {

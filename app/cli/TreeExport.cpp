@@ -96,8 +96,7 @@ std::string manPage(const CLI::App& top)
         if (!a->get_footer().empty())
             m << ".PP\n" << roffEscape(a->get_footer()) << "\n";
         for (const CLI::Option* o : a->get_options()) {
-            const std::string n = o->get_name();
-            if (n == "--help" || n == "--help-all" || n == "--version")
+            if (isToolFlag(a, o))
                 continue;
             std::string label = o->get_positional() ? o->get_name(true) : o->get_name(false, true);
             if (!o->get_positional() && !o->get_type_name().empty())

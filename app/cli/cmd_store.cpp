@@ -1,218 +1,151 @@
-// cachescope-cli store SUBCOMMAND DIR ...: the native cache store (core/store).
-// Subcommands register through StoreSubcommands.h; this file holds the
-// registry and init, put, ls, get, merge, evict, fsck, stats (docs/cli.md).
-#include "Command.h"
-#include "StoreSubcommands.h"
+// cachescope-cli store SUBCOMMAND DIR ...: the native cache store (core/store):
+// init, put, ls, get, merge, evict, fsck, stats (docs/cli.md, section "store").
+// Other files add their store subcommands under "store" (cmd_store_gc.cpp).
+#include "CommandTree.h"
+#include "SignalCancel.h"
+#include "StoreCommon.h"
+#include "TerminalProgress.h"
+#include "TextTable.h"
 
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/util/Error.h"
 #include "core/util/Units.h"
 
-#include <QDateTime>
-#include <QTimeZone>
-#include <QJsonArray>
-#include <QJsonObject>
-
 #include <algorithm>
+#include <sys/stat.h>
 
 namespace cli {
-
-static std::vector<StoreSubcommand>& storeRegistry()
-{
-    static std::vector<StoreSubcommand> subs;
-    return subs;
-}
-
-void registerStoreSubcommand(StoreSubcommand sub) { storeRegistry().push_back(std::move(sub)); }
-
-std::vector<StoreSubcommand> storeSubcommands()
-{
-    auto subs = storeRegistry();
-    std::sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-    return subs;
-}
 
 namespace {
 
 using namespace cs::store;
 
-std::string s(const QString& q) { return q.toStdString(); }
-QString q(const std::string& v) { return QString::fromStdString(v); }
-
-QString timeText(double t)
-{
-    if (t <= 0)
-        return QStringLiteral("never");
-    return QDateTime::fromMSecsSinceEpoch(qint64(t * 1000), QTimeZone::utc()).toString(Qt::ISODate);
-}
-
-QJsonValue timeJson(double t) { return t > 0 ? QJsonValue(t) : QJsonValue(); }
-
-QJsonObject entryJson(const EntryRow& e)
-{
-    return {{QStringLiteral("id"), double(e.id)},
-            {QStringLiteral("key"), q(e.key)},
-            {QStringLiteral("version"), q(e.version)},
-            {QStringLiteral("scope"), q(e.scope)},
-            {QStringLiteral("size"), double(e.size)},
-            {QStringLiteral("sha256"), q(e.sha256)},
-            {QStringLiteral("state"), QString::fromLatin1(entryStateName(e.state))},
-            {QStringLiteral("parts"), double(e.partCount)},
-            {QStringLiteral("root_offset"), e.state == EntryState::Merged ? QJsonValue(double(e.rootOffset)) : QJsonValue()},
-            {QStringLiteral("created"), timeJson(e.created)},
-            {QStringLiteral("last_access"), timeJson(e.lastAccess)},
-            {QStringLiteral("synthetic"), e.synthetic}};
-}
+std::string num(uint64_t v) { return std::to_string(v); }
 
 // When a key exists under other versions or scopes: say which, so a miss
 // caused by a missing --version/--scope is obvious.
-QString otherVersionsHint(const Store& store, const std::string& key)
+std::string otherVersionsHint(const Store& store, const std::string& key)
 {
     EntryFilter f;
     f.keyPrefix = key;
-    QStringList found;
+    std::vector<std::string> found;
     for (const auto& e : store.listEntries(f, SortColumn::Created, true, 0, 50)) {
         if (e.key != key)
             continue;
-        found << QStringLiteral("--version '%1' --scope '%2'").arg(q(e.version), q(e.scope));
+        found.push_back("--version '" + e.version + "' --scope '" + e.scope + "'");
         if (found.size() == 3)
             break;
     }
-    if (found.isEmpty())
+    if (found.empty())
         return {};
-    return QStringLiteral(" (the key exists with %1)").arg(found.join(QStringLiteral(", ")));
+    std::string out = " (the key exists with ";
+    for (size_t i = 0; i < found.size(); ++i)
+        out += (i ? ", " : "") + found[i];
+    return out + ")";
 }
 
-QString entryLine(const EntryRow& e)
+TextTable entryTable()
 {
-    return QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8  %9\n")
-        .arg(QString::fromLatin1(entryStateName(e.state)), -9)
-        .arg(q(cs::formatSize(e.size)), 10)
-        .arg(e.partCount, 5)
-        .arg(timeText(e.created), 20)
-        .arg(timeText(e.lastAccess), 20)
-        .arg(q(e.sha256.substr(0, 12)), 12)
-        .arg(q(e.version), q(e.scope).isEmpty() ? QStringLiteral("-") : q(e.scope))
-        .arg(q(e.key));
+    return TextTable({"state", "size", "parts", "created", "last_access", "sha256", "version", "scope", "key"},
+                     {false, true, true, false, false, false, false, false, false});
 }
 
-// Positional arguments: exactly `min..max` (max < 0: unbounded).
-bool positionals(const QCommandLineParser& p, int min, int max, int& exitCode)
+std::vector<std::string> entryCells(const EntryRow& e)
 {
-    const int n = int(p.positionalArguments().size());
-    if (n < min || (max >= 0 && n > max)) {
-        printError(QStringLiteral("expected %1 argument(s), got %2 (see --help)")
-                       .arg(min == max ? QString::number(min) : QStringLiteral("%1..%2").arg(min).arg(max < 0 ? QStringLiteral("n") : QString::number(max)))
-                       .arg(n));
-        exitCode = Usage;
-        return false;
-    }
-    return true;
+    return {entryStateName(e.state), cs::formatSize(e.size), num(e.partCount), timeText(e.created),
+            timeText(e.lastAccess), e.sha256.substr(0, 12), e.version.empty() ? "-" : e.version,
+            e.scope.empty() ? "-" : e.scope, e.key};
 }
 
-QCommandLineOption versionOpt() { return {QStringLiteral("version"), QStringLiteral("Entry version (Actions cache 'version')."), QStringLiteral("V"), QString()}; }
-QCommandLineOption scopeOpt() { return {QStringLiteral("scope"), QStringLiteral("Entry scope (e.g. a branch ref)."), QStringLiteral("S"), QString()}; }
-QCommandLineOption jsonOpt() { return {QStringLiteral("json"), QStringLiteral("Machine-readable output.")}; }
-
-int runInit(const QStringList& args)
+uint64_t regularFileSize(const std::string& path)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Create an empty store in DIR (or migrate an existing one)."));
-    p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Store folder."));
-    int rc = Ok;
-    if (!parseOrExit(p, args, rc) || !positionals(p, 1, 1, rc))
-        return rc;
-    auto store = Store::init(s(p.positionalArguments()[0]));
-    printOut(QStringLiteral("initialized store %1 (schema %2)\n").arg(q(store->dir())).arg(store->schemaVersion()));
-    return Ok;
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? uint64_t(st.st_size) : 0;
 }
 
-int runPut(const QStringList& args)
+// --- init ---------------------------------------------------------------
+
+TreeRegistration regInit("store", "init", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("init", "Create an empty store in DIR (or migrate an existing one)");
+    auto dir = std::make_shared<std::string>();
+    addPath(c, "DIR", *dir, "Store folder");
+    onRun(c, [dir] {
+        auto store = Store::init(*dir);
+        printOut("initialized store " + store->dir() + " (schema " + std::to_string(store->schemaVersion()) + ")\n");
+        return Ok;
+    });
+    return c;
+});
+
+// --- put ----------------------------------------------------------------
+
+struct PutArgs {
+    std::string dir, key, file, version, scope;
+    std::optional<uint64_t> partSize;
+    int parallel = 4;
+    bool noMerge = false, json = false, quiet = false;
+};
+
+int runPut(const PutArgs& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Upload FILE as KEY in parts (shuffled, from N threads, like a build tool), "
-                                               "commit it, then merge it unless --no-merge."));
-    p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Store folder."));
-    p.addPositionalArgument(QStringLiteral("KEY"), QStringLiteral("Cache key (up to 4 KiB)."));
-    p.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("File to store."));
-    p.addOption(versionOpt());
-    p.addOption(scopeOpt());
-    p.addOption({QStringLiteral("part-size"), QStringLiteral("Part size (default 1MiB)."), QStringLiteral("SIZE"), QStringLiteral("1MiB")});
-    p.addOption({QStringLiteral("parallel"), QStringLiteral("Upload threads (default 4)."), QStringLiteral("N"), QStringLiteral("4")});
-    p.addOption({QStringLiteral("no-merge"), QStringLiteral("Leave the entry unmerged (parts only).")});
-    p.addOption(jsonOpt());
-    int rc = Ok;
-    if (!parseOrExit(p, args, rc) || !positionals(p, 3, 3, rc))
-        return rc;
-    const auto partSize = cs::parseSize(s(p.value(QStringLiteral("part-size"))));
-    if (!partSize || *partSize == 0) {
-        printError(QStringLiteral("--part-size '%1' is not a size like 1MiB").arg(p.value(QStringLiteral("part-size"))));
-        return Usage;
-    }
-    bool ok = false;
-    const int parallel = p.value(QStringLiteral("parallel")).toInt(&ok);
-    if (!ok || parallel < 1 || parallel > 256) {
-        printError(QStringLiteral("--parallel must be a number from 1 to 256"));
-        return Usage;
-    }
-    const auto a = p.positionalArguments();
-    auto store = Store::open(s(a[0]));
+    auto store = Store::open(a.dir);
     cs::Job job("store put");
+    SignalCancel sc(job);
+    TerminalProgress progress(job, regularFileSize(a.file), a.quiet);
     job.start();
-    EntryRow e = store->putFile(s(a[1]), s(a[2]), job, s(p.value(QStringLiteral("version"))),
-                                s(p.value(QStringLiteral("scope"))), *partSize, parallel);
+    EntryRow e = store->putFile(a.key, a.file, job, a.version, a.scope, a.partSize.value_or(1 << 20), a.parallel);
     MergeResult m;
-    if (!p.isSet(QStringLiteral("no-merge"))) {
+    if (!a.noMerge) {
         m = store->merge(e.id, job);
         e = store->entry(e.id).value_or(e);
     }
-    if (p.isSet(QStringLiteral("json"))) {
-        QJsonObject o = entryJson(e);
-        if (!p.isSet(QStringLiteral("no-merge")))
-            o.insert(QStringLiteral("merge"), QJsonObject{{QStringLiteral("chunks"), double(m.chunks)},
-                                                          {QStringLiteral("new_chunks"), double(m.newChunks)},
-                                                          {QStringLiteral("appended_bytes"), double(m.appendedBytes)}});
-        printJson(QJsonDocument(o));
+    progress.clear();
+    if (a.json) {
+        Json o = entryJson(e);
+        if (!a.noMerge)
+            o["merge"] = {{"chunks", m.chunks}, {"new_chunks", m.newChunks}, {"appended_bytes", m.appendedBytes}};
+        printJson(o);
     } else {
-        printOut(QStringLiteral("stored %1 (%2, %3 parts, %4)%5\n")
-                     .arg(q(e.key), q(cs::formatSize(e.size)))
-                     .arg(e.partCount)
-                     .arg(QString::fromLatin1(entryStateName(e.state)))
-                     .arg(p.isSet(QStringLiteral("no-merge")) ? QString()
-                                                              : QStringLiteral(": %1 chunks, %2 new, %3 appended")
-                                                                    .arg(m.chunks)
-                                                                    .arg(m.newChunks)
-                                                                    .arg(q(cs::formatSize(m.appendedBytes)))));
+        printOut("stored " + e.key + " (" + cs::formatSize(e.size) + ", " + num(e.partCount) + " parts, " +
+                 entryStateName(e.state) + ")" +
+                 (a.noMerge ? std::string()
+                            : ": " + num(m.chunks) + " chunks, " + num(m.newChunks) + " new, " +
+                                  cs::formatSize(m.appendedBytes) + " appended") +
+                 "\n");
     }
     return Ok;
 }
 
-int runLs(const QStringList& args)
+TreeRegistration regPut("store", "put", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("put", "Upload FILE as KEY in parts, commit it, then merge it");
+    c->footer("Parts of --part-size written in shuffled order from --parallel threads, like a build tool; then "
+              "commit, then merge unless --no-merge. Re-putting the same key, version and scope replaces the entry.");
+    auto a = std::make_shared<PutArgs>();
+    addPath(c, "DIR", a->dir, "Store folder");
+    addPath(c, "KEY", a->key, "Cache key (up to 4 KiB)");
+    addPath(c, "FILE", a->file, "File to store");
+    addVersionScope(c, a->version, a->scope);
+    addSizeOption(c, "part-size", a->partSize, "Part size (default 1MiB)", 1);
+    c->add_option("--parallel", a->parallel, "Upload threads (default 4, 1..256)")->type_name("N")->check(range(1, 256));
+    c->add_flag("--no-merge", a->noMerge, "Leave the entry unmerged (parts only)");
+    c->add_flag("--json", a->json, "Machine-readable output");
+    addQuiet(c, a->quiet);
+    onRun(c, [a] { return runPut(*a); });
+    return c;
+});
+
+// --- ls -----------------------------------------------------------------
+
+int runLs(const std::string& dir, bool json)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("List the entries of a store."));
-    p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Store folder."));
-    p.addOption(jsonOpt());
-    int rc = Ok;
-    if (!parseOrExit(p, args, rc) || !positionals(p, 1, 1, rc))
-        return rc;
-    auto store = Store::open(s(p.positionalArguments()[0]));
-    const bool json = p.isSet(QStringLiteral("json"));
-    QJsonArray list;
-    QString text;
-    if (!json)
-        text = QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8\n")
-                   .arg(QStringLiteral("state"), -9)
-                   .arg(QStringLiteral("size"), 10)
-                   .arg(QStringLiteral("parts"), 5)
-                   .arg(QStringLiteral("created"), 20)
-                   .arg(QStringLiteral("last_access"), 20)
-                   .arg(QStringLiteral("sha256"), 12)
-                   .arg(QStringLiteral("version scope"))
-                   .arg(QStringLiteral("key"));
+    auto store = Store::open(dir);
+    Json list = Json::array();
+    TextTable table = entryTable();
+    bool header = true;
     // Pages of 10,000 by id, each a seek after the last id (OFFSET would walk
-    // every row before the page: quadratic on a large catalog).
+    // every row before the page: quadratic on a large catalog). Columns are
+    // as wide as the widest cell seen so far.
     const uint64_t page = 10000;
     SortKey last;
     for (const SortKey* after = nullptr;; after = &last) {
@@ -221,341 +154,370 @@ int runLs(const QStringList& args)
             last.id = rows.back().id;
         for (const auto& e : rows) {
             if (json)
-                list.append(entryJson(e));
+                list.push_back(entryJson(e));
             else
-                text += entryLine(e);
+                table.add(entryCells(e));
         }
         if (!json) {
-            printOut(text);
-            text.clear();
+            printOut(table.takePage(header));
+            header = false;
         }
         if (rows.size() < page)
             break;
     }
     if (json)
-        printJson(QJsonDocument(list));
+        printJson(list);
     return Ok;
 }
 
-int runGet(const QStringList& args)
+TreeRegistration regLs("store", "ls", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("ls", "List the entries of a store");
+    auto dir = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    addPath(c, "DIR", *dir, "Store folder");
+    c->add_flag("--json", *json, "Machine-readable output");
+    onRun(c, [dir, json] { return runLs(*dir, *json); });
+    return c;
+});
+
+// --- get ----------------------------------------------------------------
+
+struct GetArgs {
+    std::string dir, key, out, version, scope;
+    std::vector<std::string> restoreKeys;
+    int threads = 0;
+    bool json = false, quiet = false;
+};
+
+int runGet(const GetArgs& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Restore KEY to OUT: exact key, then newest with KEY as prefix, then each "
-                                               "restore key (exact, then prefix), within version and scope."));
-    p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Store folder."));
-    p.addPositionalArgument(QStringLiteral("KEY"), QStringLiteral("Cache key."));
-    p.addPositionalArgument(QStringLiteral("OUT"), QStringLiteral("Output file (replaced atomically)."));
-    p.addOption({QStringLiteral("restore-key"), QStringLiteral("Fallback key or prefix (repeatable)."), QStringLiteral("K")});
-    p.addOption(versionOpt());
-    p.addOption(scopeOpt());
-    p.addOption({QStringLiteral("threads"), QStringLiteral("Decode threads (default: all cores)."), QStringLiteral("N"), QStringLiteral("0")});
-    p.addOption(jsonOpt());
-    int rc = Ok;
-    if (!parseOrExit(p, args, rc) || !positionals(p, 3, 3, rc))
-        return rc;
-    const auto a = p.positionalArguments();
     StoreOptions opts;
-    opts.threads = p.value(QStringLiteral("threads")).toInt();
-    auto store = Store::open(s(a[0]), opts);
+    opts.threads = a.threads;
+    auto store = Store::open(a.dir, opts);
     RestoreRequest req;
-    req.key = s(a[1]);
-    for (const auto& k : p.values(QStringLiteral("restore-key")))
-        req.restoreKeys.push_back(s(k));
-    req.version = s(p.value(QStringLiteral("version")));
-    req.scope = s(p.value(QStringLiteral("scope")));
-    if (!store->lookup(req)) {
-        printError(QStringLiteral("%1: no entry matches key '%2'%3 in version '%4' and scope '%5'%6")
-                       .arg(a[0], a[1], req.restoreKeys.empty() ? QString() : QStringLiteral(" or its restore keys"),
-                            q(req.version), q(req.scope), otherVersionsHint(*store, req.key)));
+    req.key = a.key;
+    req.restoreKeys = a.restoreKeys;
+    req.version = a.version;
+    req.scope = a.scope;
+    const auto found = store->lookup(req);
+    if (!found) {
+        printError(a.dir + ": no entry matches key '" + a.key + "'" +
+                   (req.restoreKeys.empty() ? "" : " or its restore keys") + " in version '" + req.version +
+                   "' and scope '" + req.scope + "'" + otherVersionsHint(*store, req.key));
         return Failure;
     }
     cs::Job job("store get");
+    SignalCancel sc(job);
+    TerminalProgress progress(job, found->first.size, a.quiet);
     job.start();
-    const RestoreResult r = store->restoreToFile(req, s(a[2]), job);
-    if (p.isSet(QStringLiteral("json"))) {
-        QJsonObject o = entryJson(r.entry);
-        o.insert(QStringLiteral("matched_by"), q(r.matchedBy));
-        o.insert(QStringLiteral("merged_now"), r.mergedNow);
-        o.insert(QStringLiteral("output"), a[2]);
-        printJson(QJsonDocument(o));
+    const RestoreResult r = store->restoreToFile(req, a.out, job);
+    progress.clear();
+    if (a.json) {
+        Json o = entryJson(r.entry);
+        o["matched_by"] = r.matchedBy;
+        o["merged_now"] = r.mergedNow;
+        o["output"] = a.out;
+        printJson(o);
     } else {
-        printOut(QStringLiteral("restored %1 (%2, matched by %3%4) to %5\n")
-                     .arg(q(r.entry.key), q(cs::formatSize(r.bytes)), q(r.matchedBy),
-                          r.mergedNow ? QStringLiteral(", merged now") : QString(), a[2]));
+        printOut("restored " + r.entry.key + " (" + cs::formatSize(r.bytes) + ", matched by " + r.matchedBy +
+                 (r.mergedNow ? ", merged now" : "") + ") to " + a.out + "\n");
     }
     return Ok;
 }
 
-int runMerge(const QStringList& args)
+TreeRegistration regGet("store", "get", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("get", "Restore KEY (or a fallback) to OUT, checking its SHA-256");
+    c->footer("Exact key, then the newest entry with KEY as prefix, then each restore key (exact, then prefix), within "
+              "version and scope. OUT is replaced atomically (a device is written directly). An unmerged entry is "
+              "merged while it streams. Exit 1 when nothing matches.");
+    auto a = std::make_shared<GetArgs>();
+    addPath(c, "DIR", a->dir, "Store folder");
+    addPath(c, "KEY", a->key, "Cache key");
+    addPath(c, "OUT", a->out, "Output file (replaced atomically)");
+    addRepeatable(c, "restore-key", a->restoreKeys, "K", "Fallback key or prefix (repeatable)");
+    addVersionScope(c, a->version, a->scope);
+    c->add_option("--threads", a->threads, "Decode threads (default: all cores)")->type_name("N")->check(range(0, 256));
+    c->add_flag("--json", a->json, "Machine-readable output");
+    addQuiet(c, a->quiet);
+    onRun(c, [a] { return runGet(*a); });
+    return c;
+});
+
+// --- merge --------------------------------------------------------------
+
+struct MergeArgs {
+    std::string dir, version, scope;
+    std::vector<std::string> keys;
+    bool all = false, json = false, quiet = false;
+};
+
+int runMerge(const MergeArgs& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Merge unmerged entries into the pack: the given keys, or --all."));
-    p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Store folder."));
-    p.addPositionalArgument(QStringLiteral("KEY"), QStringLiteral("Keys to merge."), QStringLiteral("[KEY...]"));
-    p.addOption({QStringLiteral("all"), QStringLiteral("Merge every unmerged entry.")});
-    p.addOption(versionOpt());
-    p.addOption(scopeOpt());
-    p.addOption(jsonOpt());
-    int rc = Ok;
-    if (!parseOrExit(p, args, rc) || !positionals(p, 1, -1, rc))
-        return rc;
-    const auto a = p.positionalArguments();
-    const bool all = p.isSet(QStringLiteral("all"));
-    if (all == (a.size() > 1)) {
-        printError(QStringLiteral("give either keys or --all (see --help)"));
-        return Usage;
-    }
-    auto store = Store::open(s(a[0]));
+    if (a.all == !a.keys.empty())
+        throw UsageError("give either keys or --all");
+    auto store = Store::open(a.dir);
     cs::Job job("store merge");
+    SignalCancel sc(job);
+    TerminalProgress progress(job, 0, a.quiet);
     job.start();
     std::vector<MergeResult> results;
-    if (all) {
+    if (a.all) {
         results = store->mergeAll(job);
     } else {
-        for (int i = 1; i < a.size(); ++i) {
-            auto e = store->findEntry(s(a[i]), s(p.value(QStringLiteral("version"))), s(p.value(QStringLiteral("scope"))));
+        for (const auto& key : a.keys) {
+            auto e = store->findEntry(key, a.version, a.scope);
             if (!e) {
-                printError(QStringLiteral("%1: no entry with key '%2'").arg(a[0], a[i]));
+                progress.clear();
+                printError(a.dir + ": no entry with key '" + key + "'");
                 return Failure;
             }
             results.push_back(store->merge(e->id, job));
         }
     }
-    QJsonArray list;
-    QString text;
+    progress.clear();
+    Json list = Json::array();
+    std::string text;
     for (const auto& m : results) {
-        list.append(QJsonObject{{QStringLiteral("key"), q(m.key)},
-                                {QStringLiteral("merged"), m.merged},
-                                {QStringLiteral("size"), double(m.bytes)},
-                                {QStringLiteral("chunks"), double(m.chunks)},
-                                {QStringLiteral("new_chunks"), double(m.newChunks)},
-                                {QStringLiteral("appended_bytes"), double(m.appendedBytes)},
-                                {QStringLiteral("root_offset"), double(m.rootOffset)}});
-        text += m.merged ? QStringLiteral("merged %1: %2, %3 chunks (%4 new), %5 appended\n")
-                               .arg(q(m.key), q(cs::formatSize(m.bytes)))
-                               .arg(m.chunks)
-                               .arg(m.newChunks)
-                               .arg(q(cs::formatSize(m.appendedBytes)))
-                         : QStringLiteral("already merged %1\n").arg(q(m.key));
+        list.push_back({{"key", m.key},
+                        {"merged", m.merged},
+                        {"size", m.bytes},
+                        {"chunks", m.chunks},
+                        {"new_chunks", m.newChunks},
+                        {"appended_bytes", m.appendedBytes},
+                        {"root_offset", m.rootOffset}});
+        text += m.merged ? "merged " + m.key + ": " + cs::formatSize(m.bytes) + ", " + num(m.chunks) + " chunks (" +
+                               num(m.newChunks) + " new), " + cs::formatSize(m.appendedBytes) + " appended\n"
+                         : "already merged " + m.key + "\n";
     }
-    if (p.isSet(QStringLiteral("json")))
-        printJson(QJsonDocument(list));
+    if (a.json)
+        printJson(list);
     else
-        printOut(text.isEmpty() ? QStringLiteral("nothing to merge\n") : text);
+        printOut(text.empty() ? "nothing to merge\n" : text);
     return Ok;
 }
 
-int runEvict(const QStringList& args)
+TreeRegistration regMerge("store", "merge", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("merge", "Merge unmerged entries into the pack: the given keys, or --all");
+    auto a = std::make_shared<MergeArgs>();
+    addPath(c, "DIR", a->dir, "Store folder");
+    c->add_option("KEY", a->keys, "Keys to merge (with --version and --scope)")->type_name("");
+    c->add_flag("--all", a->all, "Merge every unmerged entry");
+    addVersionScope(c, a->version, a->scope);
+    c->add_flag("--json", a->json, "Machine-readable output");
+    addQuiet(c, a->quiet);
+    onRun(c, [a] { return runMerge(*a); });
+    return c;
+});
+
+// --- evict --------------------------------------------------------------
+
+struct EvictArgs {
+    std::string dir;
+    std::optional<double> olderThan, unusedFor;
+    std::optional<uint64_t> maxSize;
+    std::vector<std::string> keys;
+    bool dryRun = false, json = false;
+};
+
+int runEvict(const EvictArgs& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Evict entries (catalog rows and parts; 'store gc' reclaims pack space)."));
-    p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Store folder."));
-    p.addOption({QStringLiteral("older-than"), QStringLiteral("Created longer ago than DURATION (30d, 12h)."), QStringLiteral("DURATION")});
-    p.addOption({QStringLiteral("unused-for"), QStringLiteral("Not restored for DURATION (never restored: since creation)."), QStringLiteral("DURATION")});
-    p.addOption({QStringLiteral("max-size"), QStringLiteral("Then least recently used first until entries total SIZE."), QStringLiteral("SIZE")});
-    p.addOption({QStringLiteral("key"), QStringLiteral("Evict this key (repeatable)."), QStringLiteral("KEY")});
-    p.addOption({QStringLiteral("dry-run"), QStringLiteral("Only list what would go.")});
-    p.addOption(jsonOpt());
-    int rc = Ok;
-    if (!parseOrExit(p, args, rc) || !positionals(p, 1, 1, rc))
-        return rc;
     EvictPolicy policy;
-    auto duration = [&](const QString& name, std::optional<double>& out) {
-        if (!p.isSet(name))
-            return true;
-        const auto v = cs::parseDurationSeconds(s(p.value(name)));
-        if (!v) {
-            printError(QStringLiteral("--%1 '%2' is not a duration like 30d or 12h").arg(name, p.value(name)));
-            return false;
-        }
-        out = double(*v);
-        return true;
-    };
-    if (!duration(QStringLiteral("older-than"), policy.olderThanSeconds) || !duration(QStringLiteral("unused-for"), policy.unusedForSeconds))
-        return Usage;
-    if (p.isSet(QStringLiteral("max-size"))) {
-        policy.maxBytes = cs::parseSize(s(p.value(QStringLiteral("max-size"))));
-        if (!policy.maxBytes) {
-            printError(QStringLiteral("--max-size '%1' is not a size like 10GiB").arg(p.value(QStringLiteral("max-size"))));
-            return Usage;
-        }
-    }
-    for (const auto& k : p.values(QStringLiteral("key")))
-        policy.keys.push_back(s(k));
-    if (!policy.olderThanSeconds && !policy.unusedForSeconds && !policy.maxBytes && policy.keys.empty()) {
-        printError(QStringLiteral("say what to evict: --older-than, --unused-for, --max-size or --key (see --help)"));
-        return Usage;
-    }
-    policy.dryRun = p.isSet(QStringLiteral("dry-run"));
-    auto store = Store::open(s(p.positionalArguments()[0]));
+    policy.olderThanSeconds = a.olderThan;
+    policy.unusedForSeconds = a.unusedFor;
+    policy.maxBytes = a.maxSize;
+    policy.keys = a.keys;
+    if (!policy.olderThanSeconds && !policy.unusedForSeconds && !policy.maxBytes && policy.keys.empty())
+        throw UsageError("say what to evict: --older-than, --unused-for, --max-size or --key");
+    policy.dryRun = a.dryRun;
+    auto store = Store::open(a.dir);
     cs::Job job("store evict");
     job.start();
     const EvictResult r = store->evict(policy, job);
-    if (p.isSet(QStringLiteral("json"))) {
-        QJsonArray list;
+    if (a.json) {
+        Json list = Json::array();
         for (const auto& e : r.evicted)
-            list.append(entryJson(e));
-        printJson(QJsonDocument(QJsonObject{{QStringLiteral("dry_run"), r.dryRun},
-                                            {QStringLiteral("entries"), list},
-                                            {QStringLiteral("bytes"), double(r.bytes)},
-                                            {QStringLiteral("part_bytes"), double(r.partBytes)}}));
+            list.push_back(entryJson(e));
+        Json o = Json::object();
+        o["dry_run"] = r.dryRun;
+        o["entries"] = std::move(list);
+        o["bytes"] = r.bytes;
+        o["part_bytes"] = r.partBytes;
+        printJson(o);
     } else {
-        QString text;
+        const std::string verb = r.dryRun ? "would evict" : "evicted";
+        TextTable table = entryTable();
         for (const auto& e : r.evicted)
-            text += (r.dryRun ? QStringLiteral("would evict ") : QStringLiteral("evicted ")) + entryLine(e);
-        text += QStringLiteral("%1 %2 entries, %3 (%4 of parts)\n")
-                    .arg(r.dryRun ? QStringLiteral("would evict") : QStringLiteral("evicted"))
-                    .arg(r.evicted.size())
-                    .arg(q(cs::formatSize(r.bytes)), q(cs::formatSize(r.partBytes)));
+            table.add(entryCells(e));
+        std::string text;
+        if (!r.evicted.empty()) {
+            // Each row after the verb; the header lines up under the rows.
+            const std::string rows = table.text();
+            size_t start = 0;
+            bool first = true;
+            for (size_t nl; (nl = rows.find('\n', start)) != std::string::npos; start = nl + 1) {
+                text += (first ? std::string(verb.size() + 1, ' ') : verb + " ") + rows.substr(start, nl + 1 - start);
+                first = false;
+            }
+        }
+        text += verb + " " + num(r.evicted.size()) + " entries, " + cs::formatSize(r.bytes) + " (" +
+                cs::formatSize(r.partBytes) + " of parts)\n";
         printOut(text);
     }
     return Ok;
 }
 
-QJsonObject problemJson(const FsckProblem& pr)
+TreeRegistration regEvict("store", "evict", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("evict", "Evict entries (catalog rows and parts; 'store gc' reclaims pack space)");
+    c->footer("Entries created longer ago than --older-than, not restored for --unused-for (never restored: counted "
+              "from creation), the given --key's (any version and scope), then with --max-size least recently used "
+              "entries until the rest totals at most SIZE. Durations: 30d, 12h, 90m, 45s, 2w.");
+    auto a = std::make_shared<EvictArgs>();
+    addPath(c, "DIR", a->dir, "Store folder");
+    addDurationOption(c, "older-than", a->olderThan, "Created longer ago than DURATION (30d, 12h)");
+    addDurationOption(c, "unused-for", a->unusedFor, "Not restored for DURATION (never restored: since creation)");
+    addSizeOption(c, "max-size", a->maxSize, "Then least recently used first until entries total SIZE");
+    addRepeatable(c, "key", a->keys, "KEY", "Evict this key (repeatable)");
+    c->add_flag("--dry-run", a->dryRun, "Only list what would go");
+    c->add_flag("--json", a->json, "Machine-readable output");
+    onRun(c, [a] { return runEvict(*a); });
+    return c;
+});
+
+// --- fsck ---------------------------------------------------------------
+
+Json problemJson(const FsckProblem& pr)
 {
-    return {{QStringLiteral("entry_id"), pr.entryId ? QJsonValue(double(pr.entryId)) : QJsonValue()},
-            {QStringLiteral("key"), pr.entryId ? QJsonValue(q(pr.key)) : QJsonValue()},
-            {QStringLiteral("offset"), pr.offset ? QJsonValue(double(*pr.offset)) : QJsonValue()},
-            {QStringLiteral("message"), q(pr.message)},
-            {QStringLiteral("path"), pr.path.empty() ? QJsonValue() : QJsonValue(q(pr.path))},
-            {QStringLiteral("bytes"), pr.bytes ? QJsonValue(double(*pr.bytes)) : QJsonValue()}};
+    Json o = Json::object();
+    o["entry_id"] = pr.entryId ? Json(pr.entryId) : Json();
+    o["key"] = pr.entryId ? Json(pr.key) : Json();
+    o["offset"] = pr.offset ? Json(*pr.offset) : Json();
+    o["message"] = pr.message;
+    o["path"] = pr.path.empty() ? Json() : Json(pr.path);
+    o["bytes"] = pr.bytes ? Json(*pr.bytes) : Json();
+    return o;
 }
 
-int runFsck(const QStringList& args)
+struct FsckArgs {
+    std::string dir;
+    bool json = false, repair = false, quiet = false;
+};
+
+int runFsck(const FsckArgs& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Check every entry decodes and matches its SHA-256, every part is there "
-                                               "and no part is orphaned. Changes nothing unless --repair. "
-                                               "Exit 0 when clean, 1 when problems were found (or remain after --repair)."));
-    p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Store folder."));
-    p.addOption(jsonOpt());
-    p.addOption({QStringLiteral("repair"), QStringLiteral("First delete orphaned parts (never those of an upload in "
-                                                          "progress), then check.")});
-    int rc = Ok;
-    if (!parseOrExit(p, args, rc) || !positionals(p, 1, 1, rc))
-        return rc;
-    auto store = Store::open(s(p.positionalArguments()[0]));
-    const bool repair = p.isSet(QStringLiteral("repair"));
+    auto store = Store::open(a.dir);
     OrphanRemoval removal;
-    if (repair) {
+    if (a.repair) {
         cs::Job rjob("store fsck --repair");
+        TerminalProgress progress(rjob, 0, a.quiet);
         rjob.start();
         removal = store->removeOrphans(rjob);
     }
     cs::Job job("store fsck");
-    job.start();
-    const auto problems = store->fsck(job);
-    if (p.isSet(QStringLiteral("json"))) {
-        QJsonArray list;
+    SignalCancel sc(job);
+    std::vector<FsckProblem> problems;
+    {
+        TerminalProgress progress(job, 0, a.quiet);
+        job.start();
+        problems = store->fsck(job);
+    }
+    if (a.json) {
+        Json list = Json::array();
         for (const auto& pr : problems)
-            list.append(problemJson(pr));
-        QJsonObject o{{QStringLiteral("clean"), problems.empty()}, {QStringLiteral("problems"), list}};
-        if (repair) {
-            QJsonArray removed;
+            list.push_back(problemJson(pr));
+        Json o = Json::object();
+        o["clean"] = problems.empty();
+        o["problems"] = std::move(list);
+        if (a.repair) {
+            Json removed = Json::array();
             for (const auto& pr : removal.removed)
-                removed.append(problemJson(pr));
-            o.insert(QStringLiteral("removed"), removed);
-            o.insert(QStringLiteral("removed_bytes"), double(removal.bytes));
+                removed.push_back(problemJson(pr));
+            o["removed"] = std::move(removed);
+            o["removed_bytes"] = removal.bytes;
         }
-        printJson(QJsonDocument(o));
+        printJson(o);
     } else {
-        QString text;
+        std::string text;
         for (const auto& pr : removal.removed)
-            text += QStringLiteral("removed: %1 (%2)\n").arg(q(pr.path), q(cs::formatSize(pr.bytes.value_or(0))));
-        if (repair)
-            text += QStringLiteral("removed %1 orphan(s), %2\n").arg(removal.removed.size()).arg(q(cs::formatSize(removal.bytes)));
+            text += "removed: " + pr.path + " (" + cs::formatSize(pr.bytes.value_or(0)) + ")\n";
+        if (a.repair)
+            text += "removed " + num(removal.removed.size()) + " orphan(s), " + cs::formatSize(removal.bytes) + "\n";
         for (const auto& pr : problems)
-            text += QStringLiteral("problem: %1%2: %3\n")
-                        .arg(pr.entryId ? QStringLiteral("entry %1 '%2'").arg(pr.entryId).arg(q(pr.key))
-                                        : pr.path.empty() ? QStringLiteral("catalog") : QStringLiteral("orphan"))
-                        .arg(pr.offset ? QStringLiteral(" at %1").arg(*pr.offset) : QString())
-                        .arg(q(pr.message));
-        text += problems.empty() ? QStringLiteral("clean\n") : QStringLiteral("%1 problem(s)\n").arg(problems.size());
+            text += "problem: " +
+                    (pr.entryId ? "entry " + std::to_string(pr.entryId) + " '" + pr.key + "'"
+                                : pr.path.empty() ? std::string("catalog") : std::string("orphan")) +
+                    (pr.offset ? " at " + num(*pr.offset) : std::string()) + ": " + pr.message + "\n";
+        text += problems.empty() ? std::string("clean\n") : num(problems.size()) + " problem(s)\n";
         const auto orphans = std::count_if(problems.begin(), problems.end(), [](const auto& pr) { return !pr.path.empty(); });
-        if (orphans && !repair)
-            text += QStringLiteral("%1 orphan(s) among them: 'cachescope-cli store fsck --repair %2' removes them\n")
-                        .arg(orphans)
-                        .arg(p.positionalArguments()[0]);
+        if (orphans && !a.repair)
+            text += num(uint64_t(orphans)) + " orphan(s) among them: 'cachescope-cli store fsck --repair " + a.dir +
+                    "' removes them\n";
         printOut(text);
     }
     return problems.empty() ? Ok : Failure;
 }
 
-int runStats(const QStringList& args)
+TreeRegistration regFsck("store", "fsck", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("fsck", "Check the store (exit 1 on problems); --repair deletes orphaned parts");
+    c->footer("Every merged entry decodes and matches its SHA-256, every part of every unmerged entry is there, every "
+              "dedup row is sane, and no part is orphaned. Changes nothing unless --repair. Exit 0 when clean, 1 when "
+              "problems were found (or remain after --repair).");
+    auto a = std::make_shared<FsckArgs>();
+    addPath(c, "DIR", a->dir, "Store folder");
+    c->add_flag("--repair", a->repair, "First delete orphaned parts (never those of an upload in progress), then check");
+    c->add_flag("--json", a->json, "Machine-readable output");
+    addQuiet(c, a->quiet);
+    onRun(c, [a] { return runFsck(*a); });
+    return c;
+});
+
+// --- stats --------------------------------------------------------------
+
+int runStats(const std::string& dir, bool json)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Entries, logical and stored bytes, dedup ratio, unmerged bytes, pack size."));
-    p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Store folder."));
-    p.addOption(jsonOpt());
-    int rc = Ok;
-    if (!parseOrExit(p, args, rc) || !positionals(p, 1, 1, rc))
-        return rc;
-    auto store = Store::open(s(p.positionalArguments()[0]));
+    auto store = Store::open(dir);
     cs::Job job("store stats");
     job.start();
     const StoreStats st = store->stats(job);
-    if (p.isSet(QStringLiteral("json"))) {
-        printJson(QJsonDocument(QJsonObject{{QStringLiteral("entries"), double(st.entries)},
-                                            {QStringLiteral("merged_entries"), double(st.mergedEntries)},
-                                            {QStringLiteral("unmerged_entries"), double(st.unmergedEntries)},
-                                            {QStringLiteral("uploading_entries"), double(st.uploadingEntries)},
-                                            {QStringLiteral("logical_bytes"), double(st.logicalBytes)},
-                                            {QStringLiteral("merged_logical_bytes"), double(st.mergedLogicalBytes)},
-                                            {QStringLiteral("stored_bytes"), double(st.storedBytes)},
-                                            {QStringLiteral("dedup_ratio"), st.dedupRatio},
-                                            {QStringLiteral("unmerged_bytes"), double(st.unmergedBytes)},
-                                            {QStringLiteral("pack_bytes"), double(st.packBytes)},
-                                            {QStringLiteral("chunk_rows"), double(st.chunkRows)}}));
+    if (json) {
+        Json o = Json::object();
+        o["entries"] = st.entries;
+        o["merged_entries"] = st.mergedEntries;
+        o["unmerged_entries"] = st.unmergedEntries;
+        o["uploading_entries"] = st.uploadingEntries;
+        o["logical_bytes"] = st.logicalBytes;
+        o["merged_logical_bytes"] = st.mergedLogicalBytes;
+        o["stored_bytes"] = st.storedBytes;
+        o["dedup_ratio"] = st.dedupRatio;
+        o["unmerged_bytes"] = st.unmergedBytes;
+        o["pack_bytes"] = st.packBytes;
+        o["chunk_rows"] = st.chunkRows;
+        printJson(o);
     } else {
-        printOut(QStringLiteral("entries        %1 (%2 merged, %3 unmerged, %4 uploading)\n"
-                                "logical bytes  %5\n"
-                                "stored bytes   %6 (pack bytes referenced by merged entries)\n"
-                                "dedup ratio    %7\n"
-                                "unmerged bytes %8 (in parts)\n"
-                                "pack size      %9\n")
-                     .arg(st.entries)
-                     .arg(st.mergedEntries)
-                     .arg(st.unmergedEntries)
-                     .arg(st.uploadingEntries)
-                     .arg(q(cs::formatSize(st.logicalBytes)), q(cs::formatSize(st.storedBytes)),
-                          QString::number(st.dedupRatio, 'f', 2), q(cs::formatSize(st.unmergedBytes)),
-                          q(cs::formatSize(st.packBytes))));
+        printOut("entries        " + num(st.entries) + " (" + num(st.mergedEntries) + " merged, " +
+                 num(st.unmergedEntries) + " unmerged, " + num(st.uploadingEntries) + " uploading)\n" +
+                 "logical bytes  " + cs::formatSize(st.logicalBytes) + "\n" + "stored bytes   " +
+                 cs::formatSize(st.storedBytes) + " (pack bytes referenced by merged entries)\n" + "dedup ratio    " +
+                 fixed(st.dedupRatio, 2) + "\n" + "unmerged bytes " + cs::formatSize(st.unmergedBytes) +
+                 " (in parts)\n" + "pack size      " + cs::formatSize(st.packBytes) + "\n");
     }
     return Ok;
 }
 
-StoreSubcommandRegistration regInit({QStringLiteral("init"), QStringLiteral("DIR  create a store"), runInit});
-StoreSubcommandRegistration regPut({QStringLiteral("put"), QStringLiteral("DIR KEY FILE [--version V] [--scope S] [--part-size SIZE] [--parallel N] [--no-merge]"), runPut});
-StoreSubcommandRegistration regLs({QStringLiteral("ls"), QStringLiteral("DIR [--json]  list entries"), runLs});
-StoreSubcommandRegistration regGet({QStringLiteral("get"), QStringLiteral("DIR KEY OUT [--restore-key K ...] [--version V] [--scope S]"), runGet});
-StoreSubcommandRegistration regMerge({QStringLiteral("merge"), QStringLiteral("DIR [KEY ... | --all]"), runMerge});
-StoreSubcommandRegistration regEvict({QStringLiteral("evict"), QStringLiteral("DIR [--older-than D] [--unused-for D] [--max-size SIZE] [--key KEY] [--dry-run] [--json]"), runEvict});
-StoreSubcommandRegistration regFsck({QStringLiteral("fsck"), QStringLiteral("DIR [--repair]  check the store (exit 1 on problems); --repair deletes orphaned parts"), runFsck});
-StoreSubcommandRegistration regStats({QStringLiteral("stats"), QStringLiteral("DIR [--json]"), runStats});
+TreeRegistration regStats("store", "stats", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("stats", "Entries, logical and stored bytes, dedup ratio, unmerged bytes, pack size");
+    auto dir = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    addPath(c, "DIR", *dir, "Store folder");
+    c->add_flag("--json", *json, "Machine-readable output");
+    onRun(c, [dir, json] { return runStats(*dir, *json); });
+    return c;
+});
 
-int runStore(const QStringList& args)
-{
-    const auto subs = storeSubcommands();
-    if (args.size() < 2 || args[1] == QLatin1String("--help") || args[1] == QLatin1String("-h")) {
-        QString text = QStringLiteral("usage: cachescope-cli store SUBCOMMAND DIR ...\n\nsubcommands:\n");
-        for (const auto& sub : subs)
-            text += QStringLiteral("  %1  %2\n").arg(sub.name, -12).arg(sub.synopsis);
-        printOut(text);
-        return args.size() < 2 ? Usage : Ok;
-    }
-    for (const auto& sub : subs) {
-        if (sub.name == args[1]) {
-            QStringList rest = args.mid(2);
-            rest.prepend(args[0] + QLatin1Char(' ') + sub.name);
-            return sub.run(rest);
-        }
-    }
-    printError(QStringLiteral("unknown store subcommand '%1' (see 'cachescope-cli store --help')").arg(args[1]));
-    return Usage;
-}
-
-CommandRegistration reg({QStringLiteral("store"), QStringLiteral("the native cache store: init, put, ls, get, merge, evict, fsck, stats"), runStore});
+TreeRegistration regStore("", "store", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("store", "The native cache store: init, put, ls, get, merge, evict, fsck, stats, gc");
+    c->require_subcommand(1);
+    return c;
+});
 
 } // namespace
 

@@ -85,6 +85,38 @@ private slots:
         const auto u = check({"frames", unsized, "--json"}, "frames");
         QVERIFY(u["summary"]["content_size"].is_null());
     }
+
+    void store()
+    {
+        const QString dir = path(QStringLiteral("store"));
+        const QString a = path(QStringLiteral("a.bin")), b = path(QStringLiteral("b.bin"));
+        QVERIFY(testsupport::writeFile(a, testsupport::randomBytes(3 << 20, 1)));
+        QVERIFY(testsupport::writeFile(b, testsupport::textBytes(2 << 20, 2)));
+        QCOMPARE(cli({"store", "init", dir}).exitCode, 0);
+        const auto put = check({"store", "put", dir, "key-a", a, "--version", "v1", "--json"}, "entry");
+        QCOMPARE(put["size"].get<uint64_t>(), uint64_t(3 << 20));
+        QVERIFY(put.contains("merge"));
+        check({"store", "put", dir, "key-b", b, "--no-merge", "--part-size", "512KiB", "--json"}, "entry");
+        const auto ls = check({"store", "ls", dir, "--json"}, "store-ls");
+        QCOMPARE(ls.size(), size_t(2));
+        const auto get = check({"store", "get", dir, "key", path(QStringLiteral("a.out")), "--restore-key", "key-a",
+                                "--version", "v1", "--json"}, "entry");
+        QCOMPARE(QString::fromStdString(get["matched_by"].get<std::string>()), QStringLiteral("key-prefix"));
+        QCOMPARE(testsupport::sha256OfFile(path(QStringLiteral("a.out"))), testsupport::sha256OfFile(a));
+        const auto merged = check({"store", "merge", dir, "--all", "--json"}, "store-merge");
+        QCOMPARE(merged.size(), size_t(1));
+        check({"store", "evict", dir, "--key", "key-b", "--dry-run", "--json"}, "store-evict");
+        check({"store", "fsck", dir, "--json"}, "store-fsck");
+        check({"store", "fsck", dir, "--repair", "--json"}, "store-fsck");
+        check({"store", "stats", dir, "--json"}, "store-stats");
+        check({"store", "evict", dir, "--key", "key-b", "--json"}, "store-evict");
+        const auto gc = check({"store", "gc", dir, "--json", "--ranges"}, "gc-stats");
+        QVERIFY(gc["reclaimed_bytes"].get<uint64_t>() > 0);
+        check({"store", "gc", dir, "--dry-run", "--json"}, "gc-stats");
+        const auto history = check({"store", "gc-history", dir, "--json"}, "gc-history");
+        QCOMPARE(history["runs"].size(), size_t(2));
+        check({"store", "gc-compare", dir, "1", "2", "--json"}, "gc-compare");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliJson)

@@ -372,6 +372,15 @@ private slots:
         QCOMPARE(rcode, 0);
         QVERIFY2(rtty.contains("\rsnapshot restore ["), rtty.constData());
 
+        const QString store = path(QStringLiteral("pty-store"));
+        QCOMPARE(runCli({"store", "init", store}).exitCode, 0);
+        const auto [pcode, put] = onPty({"store", "put", store, "k", big});
+        QCOMPARE(pcode, 0);
+        QVERIFY2(put.contains("\rstore put") && put.contains(" / 24.0 MiB"), put.constData());
+        const auto [gcode, get] = onPty({"store", "get", store, "k", path(QStringLiteral("k.out"))});
+        QCOMPARE(gcode, 0);
+        QVERIFY2(get.contains("\rstore get"), get.constData());
+
         const auto [qcode, quiet] = onPty({"snapshot", "create", big, snap, "--quiet"});
         QCOMPARE(qcode, 0);
         QVERIFY2(!quiet.contains('\r' + QByteArray("snapshot create")) && !quiet.contains("\033[K"), quiet.constData());
