@@ -6,336 +6,344 @@
 //                  [--store DIR] [--no-save]
 //   bench history [--json] [--scenario NAME] [--store DIR]
 //   bench compare A B [--json] [--store DIR]
-#include "Command.h"
+//
+// Each scenario of core/bench is its own command under `bench`, so its usage
+// line, help and completion come from the tree like every other command.
+#include "CommandTree.h"
+#include "HumanTime.h"
+#include "SignalCancel.h"
+#include "TerminalProgress.h"
+#include "TextTable.h"
 
 #include "core/bench/Bench.h"
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 #include "core/util/Units.h"
 
-#include <QCoreApplication>
-#include <QDir>
-#include <QProcess>
-#include <QTemporaryDir>
-#include <QDateTime>
-#include <QFile>
-#include <QTextStream>
-
+#include <charconv>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <mutex>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace cli {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-cs::BenchHistory openHistory(const QString& store)
+cs::BenchHistory openHistory(const std::string& store)
 {
-    return store.isEmpty() ? cs::BenchHistory::openDefault() : cs::BenchHistory::openStore(store.toStdString());
+    return store.empty() ? cs::BenchHistory::openDefault() : cs::BenchHistory::openStore(store);
 }
 
-void addStoreOption(QCommandLineParser& p)
+void addStoreOption(CLI::App* c, std::string& store)
 {
-    p.addOption({QStringLiteral("store"), QStringLiteral("Keep the history in this store's catalog instead of the user's history database."),
-                 QStringLiteral("DIR")});
+    c->add_option("--store", store, "Keep the history in this store's catalog instead of the user's history database")
+        ->type_name("DIR");
 }
 
-int listScenarios(const QStringList& args)
+// printf's %.<precision>g without the C locale.
+std::string general(double v, int precision)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("List the benchmark scenarios and their parameters."));
-    p.addOption({QStringLiteral("json"), QStringLiteral("Machine-readable output.")});
-    int code = Ok;
-    if (!parseOrExit(p, args, code))
-        return code;
-    cs::Json all = cs::Json::array();
-    QString text;
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, precision);
+    return r.ec == std::errc() ? std::string(buf, r.ptr) : std::string("-");
+}
+
+// --- list ---------------------------------------------------------------
+
+int listScenarios(bool json)
+{
+    Json all = Json::array();
+    std::string text;
     for (const auto& name : cs::scenarioNames()) {
         auto s = cs::makeScenario(name);
-        cs::Json o = cs::Json::object();
+        Json o = Json::object();
         o["name"] = name;
         o["description"] = s->description();
-        cs::Json params = cs::Json::array();
-        text += q(name) + QStringLiteral("  ") + q(s->description()) + QLatin1Char('\n');
+        Json params = Json::array();
+        text += name + "  " + s->description() + "\n";
         for (const auto& spec : s->params()) {
-            cs::Json ps = cs::Json::object();
+            Json ps = Json::object();
             ps["name"] = spec.name;
             ps["kind"] = cs::paramKindName(spec.kind);
             ps["default"] = spec.defaultValue;
             ps["description"] = spec.description;
-            params.push(std::move(ps));
-            text += QStringLiteral("    %1 (%2, default '%3'): %4\n")
-                        .arg(q(spec.name), QString::fromLatin1(cs::paramKindName(spec.kind)), q(spec.defaultValue),
-                             q(spec.description));
+            params.push_back(std::move(ps));
+            text += "    " + spec.name + " (" + cs::paramKindName(spec.kind) + ", default '" + spec.defaultValue +
+                    "'): " + spec.description + "\n";
         }
         o["params"] = std::move(params);
-        all.push(std::move(o));
+        all.push_back(std::move(o));
     }
-    printOut(p.isSet(QStringLiteral("json")) ? q(all.dump(2)) + QLatin1Char('\n') : text);
+    if (json)
+        printJson(all);
+    else
+        printOut(text);
     return Ok;
 }
 
-QString startedText(double unixSeconds)
-{
-    return QDateTime::fromMSecsSinceEpoch(qint64(unixSeconds * 1000)).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-}
+// --- history ------------------------------------------------------------
 
-int history(const QStringList& args)
+int history(const std::string& store, const std::string& scenario, bool json)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("List earlier benchmark runs, newest first."));
-    p.addOption({QStringLiteral("json"), QStringLiteral("Machine-readable output.")});
-    p.addOption({QStringLiteral("scenario"), QStringLiteral("Only runs of this scenario."), QStringLiteral("NAME")});
-    addStoreOption(p);
-    int code = Ok;
-    if (!parseOrExit(p, args, code))
-        return code;
-    const cs::BenchHistory h = openHistory(p.value(QStringLiteral("store")));
-    const auto runs = h.list(p.value(QStringLiteral("scenario")).toStdString());
-    if (p.isSet(QStringLiteral("json"))) {
+    const cs::BenchHistory h = openHistory(store);
+    const auto runs = h.list(scenario);
+    if (json) {
+        // cs::Json (core/util/Json) until the core moves to the CLI's stack.
         cs::Json all = cs::Json::array();
         for (const auto& r : runs)
             all.push(cs::runToJson(r, false));
-        printOut(q(all.dump(2)) + QLatin1Char('\n'));
+        printOut(all.dump(2) + "\n");
         return Ok;
     }
-    QString text = QStringLiteral("%1  %2  %3  %4  %5  %6\n")
-                       .arg(QStringLiteral("id"), 5)
-                       .arg(QStringLiteral("started"), -19)
-                       .arg(QStringLiteral("scenario"), -9)
-                       .arg(QStringLiteral("status"), -9)
-                       .arg(QStringLiteral("wall"), 9)
-                       .arg(QStringLiteral("version"));
+    TextTable t({"id", "started", "scenario", "status", "wall", "version"}, {true, false, false, false, true, false});
     for (const auto& r : runs)
-        text += QStringLiteral("%1  %2  %3  %4  %5  %6\n")
-                    .arg(r.id, 5)
-                    .arg(startedText(r.started), -19)
-                    .arg(q(r.scenario), -9)
-                    .arg(q(r.status), -9)
-                    .arg(q(cs::formatDuration(r.finished - r.started)), 9)
-                    .arg(q(r.version));
-    text += QStringLiteral("(%1 runs in %2)\n").arg(runs.size()).arg(q(h.path()));
-    printOut(text);
+        t.add({std::to_string(r.id), localTimeText(r.started), r.scenario, r.status,
+               cs::formatDuration(r.finished - r.started), r.version});
+    printOut(t.text() + "(" + std::to_string(runs.size()) + " runs in " + h.path() + ")\n");
     return Ok;
 }
 
-int compare(const QStringList& args)
+// --- compare ------------------------------------------------------------
+
+int compare(const std::string& store, int64_t a, int64_t b, bool json)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Compare two runs: both results and B as a percentage of A."));
-    p.addPositionalArgument(QStringLiteral("A"), QStringLiteral("Run id of the baseline."));
-    p.addPositionalArgument(QStringLiteral("B"), QStringLiteral("Run id to compare with it."));
-    p.addOption({QStringLiteral("json"), QStringLiteral("Machine-readable output.")});
-    addStoreOption(p);
-    int code = Ok;
-    if (!parseOrExit(p, args, code))
-        return code;
-    const QStringList pos = p.positionalArguments();
-    bool okA = false, okB = false;
-    const qint64 a = pos.value(0).toLongLong(&okA), b = pos.value(1).toLongLong(&okB);
-    if (pos.size() != 2 || !okA || !okB) {
-        printError(QStringLiteral("compare needs two run ids (see 'bench history')"));
-        return Usage;
-    }
-    const cs::BenchHistory h = openHistory(p.value(QStringLiteral("store")));
+    const cs::BenchHistory h = openHistory(store);
     const auto ra = h.load(a), rb = h.load(b);
     if (!ra || !rb) {
-        printError(QStringLiteral("%1: no run with id %2").arg(q(h.path())).arg(!ra ? a : b));
+        printError(h.path() + ": no run with id " + std::to_string(!ra ? a : b));
         return Failure;
     }
-    if (p.isSet(QStringLiteral("json"))) {
-        printOut(q(cs::comparisonToJson(*ra, *rb).dump(2)) + QLatin1Char('\n'));
+    if (json) {
+        printOut(cs::comparisonToJson(*ra, *rb).dump(2) + "\n");
         return Ok;
     }
-    const auto rows = cs::compareRuns(*ra, *rb);
-    int w = 4;
-    for (const auto& r : rows)
-        w = std::max(w, int(r.name.size()));
-    auto num = [](const std::optional<double>& v) {
-        return v ? QString::number(*v, 'g', 6) : QStringLiteral("-");
-    };
-    QString text = QStringLiteral("A = run %1 (%2, %3)\nB = run %4 (%5, %6)\n\n")
-                       .arg(a).arg(q(ra->scenario), startedText(ra->started))
-                       .arg(b).arg(q(rb->scenario), startedText(rb->started));
-    text += QStringLiteral("%1  %2  %3  %4  %5\n").arg(QStringLiteral("name"), -w).arg(QStringLiteral("A"), 12)
-                .arg(QStringLiteral("B"), 12).arg(QStringLiteral("B % of A"), 9).arg(QStringLiteral("unit"));
-    for (const auto& r : rows)
-        text += QStringLiteral("%1  %2  %3  %4  %5\n")
-                    .arg(q(r.name), -w)
-                    .arg(num(r.a), 12)
-                    .arg(num(r.b), 12)
-                    .arg(r.percent ? QString::number(*r.percent, 'f', 1) + QLatin1Char('%') : QStringLiteral("-"), 9)
-                    .arg(q(r.unit));
-    printOut(text);
+    auto value = [](const std::optional<double>& v) { return v ? general(*v, 6) : std::string("-"); };
+    std::string text = "A = run " + std::to_string(a) + " (" + ra->scenario + ", " + localTimeText(ra->started) +
+                       ")\nB = run " + std::to_string(b) + " (" + rb->scenario + ", " + localTimeText(rb->started) +
+                       ")\n\n";
+    TextTable t({"name", "A", "B", "B % of A", "unit"}, {false, true, true, true, false});
+    for (const auto& r : cs::compareRuns(*ra, *rb))
+        t.add({r.name, value(r.a), value(r.b), r.percent ? fixed(*r.percent, 1) + "%" : "-", r.unit});
+    printOut(text + t.text());
     return Ok;
 }
 
-bool writeSamplesCsv(const std::vector<cs::Sample>& samples, const QString& path, QString* error)
+// --- a run --------------------------------------------------------------
+
+void writeSamplesCsv(const std::vector<cs::Sample>& samples, const std::string& path)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        *error = QStringLiteral("%1: cannot write: %2").arg(path, f.errorString());
-        return false;
-    }
-    QTextStream out(&f);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw cs::Error(path + ": cannot write");
     out << "t,series,value\n";
     for (const auto& s : samples)
-        out << QString::number(s.t, 'f', 4) << ",\"" << q(s.series) << "\"," << QString::number(s.value, 'g', 10) << '\n';
-    out.flush();
-    if (f.error() != QFile::NoError) {
-        *error = QStringLiteral("%1: cannot write: %2").arg(path, f.errorString());
-        return false;
-    }
-    return true;
+        out << fixed(s.t, 4) << ",\"" << s.series << "\"," << general(s.value, 10) << '\n';
+    out.close();
+    if (!out)
+        throw cs::Error(path + ": cannot write");
+}
+
+std::string ownDirectory()
+{
+    char buf[PATH_MAX];
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return ".";
+    std::string self(buf, size_t(n));
+    return self.substr(0, self.rfind('/'));
 }
 
 // Charts are drawn by the GUI binary next to this one (offscreen), so this
-// tool stays a Qt Core program: no widget libraries to load at every start.
-bool renderPlot(const std::vector<cs::Sample>& samples, const QString& plotPath, QString* error)
+// tool links no Qt at all: a separate process with QT_QPA_PLATFORM=offscreen.
+void renderPlot(const std::vector<cs::Sample>& samples, const std::string& plotPath)
 {
-    QTemporaryDir tmp;
-    const QString csv = tmp.filePath(QStringLiteral("samples.csv"));
-    if (!tmp.isValid() || !writeSamplesCsv(samples, csv, error)) {
-        if (error->isEmpty())
-            *error = QStringLiteral("cannot create a temporary folder for the chart data");
-        return false;
+    char tmpl[] = "/tmp/cachescope-plot-XXXXXX";
+    if (!::mkdtemp(tmpl))
+        throw cs::Error("cannot create a temporary folder for the chart data");
+    const std::string dir = tmpl;
+    const std::string csv = dir + "/samples.csv";
+    struct Cleanup {
+        std::string dir, csv;
+        ~Cleanup()
+        {
+            ::unlink(csv.c_str());
+            ::rmdir(dir.c_str());
+        }
+    } cleanup{dir, csv};
+    writeSamplesCsv(samples, csv);
+    std::string output = plotPath;
+    if (output.empty() || output[0] != '/') {
+        char cwd[PATH_MAX];
+        if (::getcwd(cwd, sizeof cwd))
+            output = std::string(cwd) + "/" + output;
     }
-    const QString gui = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("cachescope"));
-    QProcess proc;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    proc.setProcessEnvironment(env);
-    proc.start(gui, {QStringLiteral("--render-samples"), csv, QStringLiteral("--output"), QDir::current().absoluteFilePath(plotPath)});
-    if (!proc.waitForStarted(30000)) {
-        *error = QStringLiteral("%1: cannot start it to draw the chart: %2").arg(gui, proc.errorString());
-        return false;
+    const std::string gui = ownDirectory() + "/cachescope";
+    int errPipe[2];
+    if (::pipe(errPipe) != 0)
+        throw cs::Error("cannot create a pipe to draw the chart");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::dup2(errPipe[1], STDERR_FILENO);
+        ::close(errPipe[0]);
+        ::close(errPipe[1]);
+        ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        const char* argv[] = {gui.c_str(), "--render-samples", csv.c_str(), "--output", output.c_str(), nullptr};
+        ::execv(gui.c_str(), const_cast<char* const*>(argv));
+        std::fprintf(stderr, "%s: cannot start it to draw the chart\n", gui.c_str());
+        ::_exit(127);
     }
-    proc.waitForFinished(120000);
-    if (proc.exitStatus() != QProcess::NormalExit || proc.exitCode() != 0) {
-        *error = QString::fromLocal8Bit(proc.readAllStandardError()).trimmed();
-        if (error->isEmpty())
-            *error = QStringLiteral("%1: drawing the chart failed").arg(plotPath);
-        return false;
+    ::close(errPipe[1]);
+    if (pid < 0) {
+        ::close(errPipe[0]);
+        throw cs::Error("cannot start " + gui + " to draw the chart");
     }
-    return true;
+    std::string err;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(errPipe[0], buf, sizeof buf)) != 0;) {
+        if (n < 0)
+            break;
+        err.append(buf, size_t(n));
+    }
+    ::close(errPipe[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        while (!err.empty() && (err.back() == '\n' || err.back() == ' '))
+            err.pop_back();
+        throw cs::Error(err.empty() ? plotPath + ": drawing the chart failed" : err);
+    }
 }
 
-int runBench(const QString& scenario, const QStringList& args)
+struct RunArgs {
+    std::string scenario;
+    std::vector<std::string> params;
+    bool json = false, noSave = false, quiet = false;
+    std::string csv, plot, store;
+};
+
+int runBench(const RunArgs& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Run a benchmark scenario headless ('bench list' shows them)."));
-    p.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("snapshot, restore, gc or boot."));
-    p.addOption({QStringLiteral("param"), QStringLiteral("A scenario parameter (repeatable)."), QStringLiteral("k=v")});
-    p.addOption({QStringLiteral("json"), QStringLiteral("Print the run as JSON.")});
-    p.addOption({QStringLiteral("csv"), QStringLiteral("Write the samples (t,series,value) to FILE."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("plot"), QStringLiteral("Draw the samples to FILE.png, .pdf or .svg."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("no-save"), QStringLiteral("Do not keep the run in the history.")});
-    addStoreOption(p);
-    int code = Ok;
-    if (!parseOrExit(p, args, code, 1, QStringLiteral("bench takes one scenario (see 'bench list')")))
-        return code;
     cs::RunOptions options;
     try {
-        for (const QString& kv : p.values(QStringLiteral("param"))) {
-            auto [k, v] = cs::Params::splitAssignment(kv.toStdString());
+        for (const auto& kv : a.params) {
+            auto [k, v] = cs::Params::splitAssignment(kv);
             options.params[k] = v;
         }
     } catch (const cs::Error& e) {
-        printError(QString::fromUtf8(e.what()));
-        return Usage;
-    }
-    const QString plotPath = p.value(QStringLiteral("plot"));
-    if (!cs::makeScenario(scenario.toStdString())) {
-        printError(QStringLiteral("unknown scenario '%1' (see 'bench list')").arg(scenario));
-        return Usage;
+        throw UsageError(e.what());
     }
     // Open the history first so a bad --store fails before a long run.
     std::optional<cs::BenchHistory> hist;
-    if (!p.isSet(QStringLiteral("no-save")))
-        hist.emplace(openHistory(p.value(QStringLiteral("store"))));
+    if (!a.noSave)
+        hist.emplace(openHistory(a.store));
 
-    cs::Job job("bench " + scenario.toStdString());
+    cs::Job job("bench " + a.scenario);
+    SignalCancel sc(job);
+    std::optional<TerminalProgress> progress;
     std::mutex m;
     int lastStep = -2;
-    const bool quiet = p.isSet(QStringLiteral("json"));
-    job.setListener([&](const cs::JobStatus& st) {
-        std::lock_guard lock(m);
-        if (st.step != lastStep && st.step >= 0 && st.step < int(st.steps.size())) {
-            lastStep = st.step;
-            std::fprintf(stderr, "[%s] %s\n", scenario.toLocal8Bit().constData(), st.steps[size_t(st.step)].c_str());
-        }
-    });
+    if (stderrIsTerminal()) {
+        progress.emplace(job, 0, a.quiet);
+    } else if (!a.quiet) {
+        // Not a terminal: one line per step, as a log.
+        job.setListener([&](const cs::JobStatus& st) {
+            std::lock_guard lock(m);
+            if (st.step != lastStep && st.step >= 0 && st.step < int(st.steps.size())) {
+                lastStep = st.step;
+                std::fprintf(stderr, "[%s] %s\n", a.scenario.c_str(), st.steps[size_t(st.step)].c_str());
+            }
+        });
+    }
     cs::BenchRun run;
     try {
-        run = cs::runScenario(scenario.toStdString(), options, job);
-    } catch (const cs::Error& e) {  // bad parameters: nothing ran
-        printError(QString::fromUtf8(e.what()));
-        return Usage;
+        run = cs::runScenario(a.scenario, options, job);
+    } catch (const cs::Error& e) { // bad parameters: nothing ran
+        throw UsageError(e.what());
     }
+    progress.reset();
+    job.setListener({});
     if (hist)
         hist->save(run);
-
-    QString error;
-    if (!p.value(QStringLiteral("csv")).isEmpty() && !writeSamplesCsv(run.samples, p.value(QStringLiteral("csv")), &error)) {
-        printError(error);
-        return Failure;
-    }
-    if (!plotPath.isEmpty() && !renderPlot(run.samples, plotPath, &error)) {
-        printError(error);
-        return Failure;
-    }
-    if (quiet) {
-        printOut(q(cs::runToJson(run, false).dump(2)) + QLatin1Char('\n'));
+    if (!a.csv.empty())
+        writeSamplesCsv(run.samples, a.csv);
+    if (!a.plot.empty())
+        renderPlot(run.samples, a.plot);
+    if (a.json) {
+        printOut(cs::runToJson(run, false).dump(2) + "\n");
     } else {
-        QString text = QStringLiteral("%1: %2").arg(scenario, q(run.status));
+        std::string text = a.scenario + ": " + run.status;
         if (hist)
-            text += QStringLiteral(" (run %1 in %2)").arg(run.id).arg(q(hist->path()));
-        text += QLatin1Char('\n');
-        text += q(run.result.toText());
-        printOut(text);
+            text += " (run " + std::to_string(run.id) + " in " + hist->path() + ")";
+        printOut(text + "\n" + run.result.toText());
     }
     if (run.status != "done") {
-        printError(QStringLiteral("%1: %2").arg(scenario, run.error.empty() ? q(run.status) : q(run.error)));
+        printError(a.scenario + ": " + (run.error.empty() ? run.status : run.error));
         return Failure;
     }
     return Ok;
 }
 
-int benchMain(const QStringList& args)
-{
-    // Dispatch on the first word that is not an option.
-    QString word;
-    for (int i = 1; i < args.size(); ++i)
-        if (!args[i].startsWith(QLatin1Char('-'))) {
-            word = args[i];
-            break;
-        }
-    QStringList rest = args;
-    if (word == QLatin1String("list") || word == QLatin1String("history") || word == QLatin1String("compare")) {
-        rest.removeAt(rest.indexOf(word, 1));
-        rest[0] += QLatin1Char(' ') + word;
-        if (word == QLatin1String("list"))
-            return listScenarios(rest);
-        if (word == QLatin1String("history"))
-            return history(rest);
-        return compare(rest);
-    }
-    if (word.isEmpty()) {
-        QCommandLineParser p;
-        p.setApplicationDescription(QStringLiteral(
-            "Benchmarks: 'bench list', 'bench SCENARIO [--param k=v ...]', 'bench history', 'bench compare A B'."));
-        int code = Ok;
-        if (!parseOrExit(p, args, code))
-            return code;
-        printError(QStringLiteral("bench needs a scenario or list, history, compare (see --help)"));
-        return Usage;
-    }
-    return runBench(word, args);
-}
+TreeRegistration regBench("", "bench", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("bench", "Run benchmark scenarios, list their history, compare runs");
+    c->footer("Every run is kept in the history (the user's database, or a store's catalog with --store) with its "
+              "parameters, samples, result, version and machine.");
+    c->require_subcommand(1);
 
-CommandRegistration reg({QStringLiteral("bench"),
-                         QStringLiteral("run benchmark scenarios, list their history, compare runs"), benchMain});
+    auto* list = c->add_subcommand("list", "List the benchmark scenarios and their parameters");
+    auto listJson = std::make_shared<bool>(false);
+    list->add_flag("--json", *listJson, "Machine-readable output");
+    onRun(list, [listJson] { return listScenarios(*listJson); });
+
+    auto* hist = c->add_subcommand("history", "List earlier benchmark runs, newest first");
+    struct HistoryArgs {
+        bool json = false;
+        std::string scenario, store;
+    };
+    auto h = std::make_shared<HistoryArgs>();
+    hist->add_flag("--json", h->json, "Machine-readable output");
+    hist->add_option("--scenario", h->scenario, "Only runs of this scenario")->type_name("NAME");
+    addStoreOption(hist, h->store);
+    onRun(hist, [h] { return history(h->store, h->scenario, h->json); });
+
+    auto* cmp = c->add_subcommand("compare", "Compare two runs: both results and B as a percentage of A");
+    struct CompareArgs {
+        int64_t a = 0, b = 0;
+        bool json = false;
+        std::string store;
+    };
+    auto ca = std::make_shared<CompareArgs>();
+    cmp->add_option("A", ca->a, "Run id of the baseline (see 'bench history')")->required()->type_name("");
+    cmp->add_option("B", ca->b, "Run id to compare with it")->required()->type_name("");
+    cmp->add_flag("--json", ca->json, "Machine-readable output");
+    addStoreOption(cmp, ca->store);
+    onRun(cmp, [ca] { return compare(ca->store, ca->a, ca->b, ca->json); });
+
+    for (const auto& name : cs::scenarioNames()) {
+        auto scenario = cs::makeScenario(name);
+        auto* run = c->add_subcommand(name, "Run the " + name + " scenario: " + scenario->description());
+        std::string params = "Parameters (--param name=value):";
+        for (const auto& spec : scenario->params())
+            params += "\n  " + spec.name + " (" + cs::paramKindName(spec.kind) + ", default '" + spec.defaultValue +
+                      "'): " + spec.description;
+        run->footer(params + "\nProgress goes to stderr (a bar on a terminal, one line per step otherwise); the "
+                             "result table or JSON to stdout. Exit 1 when the run failed or was cancelled.");
+        auto a = std::make_shared<RunArgs>();
+        a->scenario = name;
+        addRepeatable(run, "param", a->params, "k=v", "A scenario parameter (repeatable)");
+        run->add_flag("--json", a->json, "Print the run as JSON");
+        run->add_option("--csv", a->csv, "Write the samples (t,series,value) to FILE")->type_name("FILE");
+        run->add_option("--plot", a->plot, "Draw the samples to FILE.png, .pdf or .svg")->type_name("FILE.png|.pdf|.svg");
+        run->add_flag("--no-save", a->noSave, "Do not keep the run in the history");
+        addStoreOption(run, a->store);
+        addQuiet(run, a->quiet);
+        onRun(run, [a] { return runBench(*a); });
+    }
+    return c;
+});
 
 } // namespace
 

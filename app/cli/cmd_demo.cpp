@@ -1,7 +1,7 @@
 // cachescope-cli demo [DIR]: makes the demo dataset (snapshots of different
 // frame layouts, written by the core) in DIR, by default the user's data
 // folder. Idempotent: when DIR/.complete exists it only prints DIR.
-#include "Command.h"
+#include "CommandTree.h"
 #include "DemoDataset.h"
 
 #include "core/jobs/Job.h"
@@ -9,17 +9,15 @@
 #include "core/util/File.h"
 #include "core/util/Units.h"
 
-#include <QDir>
-#include <QFileInfo>
-#include <QStandardPaths>
-
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace cli {
-
 static std::vector<DemoItem>& demoRegistry()
 {
     static std::vector<DemoItem> items;
@@ -42,17 +40,17 @@ namespace {
 
 constexpr uint64_t kDemoSourceSize = uint64_t(24) << 20;
 
-QString sourcePath(const QString& dir) { return dir + QStringLiteral("/.demo-source"); }
+std::string sourcePath(const std::string& dir) { return dir + "/.demo-source"; }
 
 // Mixed content: mostly log-like text, with a stretch of random bytes every
 // few MiB, so that the ratio varies from frame to frame.
-void writeDemoSource(const QString& path)
+void writeDemoSource(const std::string& path)
 {
     static const char* words[] = {"cache", "entry", "restore", "merge", "frame", "zstd", "offset", "chunk",
                                   "mapping", "prefix", "node", "object", "gc", "pack", "upload", "hit", "miss"};
     std::mt19937_64 rng(20261130);
     std::string block;
-    cs::File f = cs::File::create(path.toStdString());
+    cs::File f = cs::File::create(path);
     uint64_t written = 0;
     uint64_t line = 0;
     while (written < kDemoSourceSize) {
@@ -82,51 +80,49 @@ void writeDemoSource(const QString& path)
     }
 }
 
-QString describe(const QString& path, const cs::SnapshotWriteResult& r)
+std::string describe(const std::string& path, const cs::SnapshotWriteResult& r)
 {
-    return QStringLiteral("%1: %2 -> %3, %4 frames%5")
-        .arg(path, QString::fromStdString(cs::formatSize(r.inputBytes)), QString::fromStdString(cs::formatSize(r.outputBytes)))
-        .arg(r.frames)
-        .arg(r.seekTable ? QStringLiteral(", seek table") : QString());
+    return path + ": " + cs::formatSize(r.inputBytes) + " -> " + cs::formatSize(r.outputBytes) + ", " +
+           std::to_string(r.frames) + " frames" + (r.seekTable ? ", seek table" : "");
 }
 
-QString makeSnapshot(const QString& dir, const QString& name, uint64_t chunk, bool seekTable, int threads)
+std::string makeSnapshot(const std::string& dir, const std::string& name, uint64_t chunk, bool seekTable, int threads)
 {
     cs::SnapshotWriteOptions o;
     o.chunk = chunk;
     o.seekTable = seekTable;
     o.threads = threads;
-    cs::Job job("demo " + name.toStdString());
-    const QString out = dir + QLatin1Char('/') + name;
-    return describe(out, cs::writeSnapshot(sourcePath(dir).toStdString(), out.toStdString(), o, job));
+    cs::Job job("demo " + name);
+    const std::string out = dir + "/" + name;
+    return describe(out, cs::writeSnapshot(sourcePath(dir), out, o, job));
 }
 
-DemoItemRegistration sized({QStringLiteral("sized-frames.zst"), 10, [](const QString& dir) {
-    return makeSnapshot(dir, QStringLiteral("sized-frames.zst"), 1 << 20, false, 2);
+DemoItemRegistration sized({"sized-frames.zst", 10, [](const std::string& dir) {
+    return makeSnapshot(dir, "sized-frames.zst", 1 << 20, false, 2);
 }});
 
-DemoItemRegistration seekable({QStringLiteral("seekable.zst"), 20, [](const QString& dir) {
-    return makeSnapshot(dir, QStringLiteral("seekable.zst"), 2 << 20, true, 2);
+DemoItemRegistration seekable({"seekable.zst", 20, [](const std::string& dir) {
+    return makeSnapshot(dir, "seekable.zst", 2 << 20, true, 2);
 }});
 
-DemoItemRegistration unsized({QStringLiteral("streamed-unsized.zst"), 30, [](const QString& dir) {
+DemoItemRegistration unsized({"streamed-unsized.zst", 30, [](const std::string& dir) {
     cs::Job job("demo streamed-unsized.zst");
-    const QString out = dir + QStringLiteral("/streamed-unsized.zst");
-    const auto r = cs::compressStreamUnsized(sourcePath(dir).toStdString(), out.toStdString(), 3, job);
-    return QStringLiteral("%1: %2 -> %3, one frame without a content size")
-        .arg(out, QString::fromStdString(cs::formatSize(r.inputBytes)), QString::fromStdString(cs::formatSize(r.outputBytes)));
+    const std::string out = dir + "/streamed-unsized.zst";
+    const auto r = cs::compressStreamUnsized(sourcePath(dir), out, 3, job);
+    return out + ": " + cs::formatSize(r.inputBytes) + " -> " + cs::formatSize(r.outputBytes) +
+           ", one frame without a content size";
 }});
 
-DemoItemRegistration small({QStringLiteral("small-frames.zst"), 40, [](const QString& dir) {
-    return makeSnapshot(dir, QStringLiteral("small-frames.zst"), 64 << 10, false, 2);
+DemoItemRegistration small({"small-frames.zst", 40, [](const std::string& dir) {
+    return makeSnapshot(dir, "small-frames.zst", 64 << 10, false, 2);
 }});
 
 // A 64 MiB sparse file with 4 MiB of data: its holes become hole markers.
-DemoItemRegistration sparse({QStringLiteral("sparse.zst"), 50, [](const QString& dir) {
-    const QString src = dir + QStringLiteral("/.demo-sparse");
+DemoItemRegistration sparse({"sparse.zst", 50, [](const std::string& dir) {
+    const std::string src = dir + "/.demo-sparse";
     {
-        cs::File in = cs::File::openRead(sourcePath(dir).toStdString());
-        cs::File f = cs::File::create(src.toStdString());
+        cs::File in = cs::File::openRead(sourcePath(dir));
+        cs::File f = cs::File::create(src);
         std::string buf(1 << 20, '\0');
         for (int i = 0; i < 4; ++i) {
             in.readAt(buf.data(), buf.size(), uint64_t(i) << 20);
@@ -136,61 +132,68 @@ DemoItemRegistration sparse({QStringLiteral("sparse.zst"), 50, [](const QString&
     }
     cs::SnapshotWriteOptions o;
     cs::Job job("demo sparse.zst");
-    const QString out = dir + QStringLiteral("/sparse.zst");
-    QString line;
+    const std::string out = dir + "/sparse.zst";
+    std::string line;
     try {
-        line = describe(out, cs::writeSnapshot(src.toStdString(), out.toStdString(), o, job));
+        line = describe(out, cs::writeSnapshot(src, out, o, job));
     } catch (...) {
-        QFile::remove(src);
+        ::unlink(src.c_str());
         throw;
     }
-    QFile::remove(src);
+    ::unlink(src.c_str());
     return line;
 }});
 
-int runDemo(const QStringList& args)
+// $XDG_DATA_HOME/cachescope/demo (default ~/.local/share/cachescope/demo),
+// where the GUI and scripts/quickstart.sh look for it.
+std::string defaultDemoDir()
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral(
-        "Makes a demo dataset in DIR (default: the user's data folder): snapshots of different frame layouts "
-        "written by the core. Does nothing but print DIR when DIR/.complete exists."));
-    p.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("folder to fill"), QStringLiteral("[DIR]"));
-    int code = Ok;
-    if (!parseOrExit(p, args, code))
-        return code;
-    const QStringList pos = p.positionalArguments();
-    if (pos.size() > 1) {
-        printError(QStringLiteral("demo wants at most one folder (see --help)"));
-        return Usage;
-    }
-    const QString dir = QDir::cleanPath(QFileInfo(pos.isEmpty()
-        ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/demo")
-        : pos[0]).absoluteFilePath());
-    const QString complete = dir + QStringLiteral("/.complete");
-    if (QFileInfo::exists(complete)) {
-        printOut(dir + QLatin1Char('\n'));
+    const char* xdg = std::getenv("XDG_DATA_HOME");
+    if (xdg && *xdg == '/')
+        return std::string(xdg) + "/cachescope/demo";
+    const char* home = std::getenv("HOME");
+    return std::string(home && *home ? home : ".") + "/.local/share/cachescope/demo";
+}
+
+int runDemo(const std::string& given)
+{
+    namespace fs = std::filesystem;
+    const std::string dir = fs::absolute(given.empty() ? defaultDemoDir() : given).lexically_normal().string();
+    const std::string complete = dir + "/.complete";
+    if (fs::exists(complete)) {
+        printOut(dir + "\n");
         return Ok;
     }
-    if (!QDir().mkpath(dir)) {
-        printError(QStringLiteral("%1: cannot create the folder").arg(dir));
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+        printError(dir + ": cannot create the folder: " + ec.message());
         return Failure;
     }
     try {
         writeDemoSource(sourcePath(dir));
         for (const DemoItem& item : demoItems())
-            printOut(QStringLiteral("created %1\n").arg(item.create(dir)));
+            printOut("created " + item.create(dir) + "\n");
     } catch (const std::exception& e) {
-        QFile::remove(sourcePath(dir));
-        printError(QString::fromUtf8(e.what()));
+        ::unlink(sourcePath(dir).c_str());
+        printError(e.what());
         return Failure;
     }
-    QFile::remove(sourcePath(dir));
-    cs::writeFileAtomic(complete.toStdString(), "cachescope demo dataset\n");
-    printOut(dir + QLatin1Char('\n'));
+    ::unlink(sourcePath(dir).c_str());
+    cs::writeFileAtomic(complete, "cachescope demo dataset\n");
+    printOut(dir + "\n");
     return Ok;
 }
 
-CommandRegistration reg({QStringLiteral("demo"), QStringLiteral("make a demo dataset (snapshots of different layouts)"), runDemo});
+TreeRegistration reg("", "demo", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("demo", "Make a demo dataset (snapshots of different layouts and a store)");
+    c->footer("Snapshots of different frame layouts and a store, written by the core, in DIR (default: "
+              "$XDG_DATA_HOME/cachescope/demo). Does nothing but print DIR when DIR/.complete exists.");
+    auto dir = std::make_shared<std::string>();
+    c->add_option("DIR", *dir, "Folder to fill")->type_name("");
+    onRun(c, [dir] { return runDemo(*dir); });
+    return c;
+});
 
 } // namespace
 } // namespace cli

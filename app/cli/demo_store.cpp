@@ -7,7 +7,9 @@
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 
-#include <QDir>
+#include "CommandTree.h"
+
+#include <filesystem>
 
 #include <random>
 #include <string>
@@ -49,10 +51,10 @@ void upload(cs::store::Store& store, const std::string& key, const std::string& 
     store.commit(id, parts);
 }
 
-QString makeStore(const QString& dir)
+std::string makeStore(const std::string& dir)
 {
-    const std::string path = QDir(dir).filePath(QStringLiteral("store")).toStdString();
-    QDir(QString::fromStdString(path)).removeRecursively();
+    const std::string path = dir + "/store";
+    std::filesystem::remove_all(path); // a symlink named store goes, never what it points to
     auto store = cs::store::Store::init(path);
     const std::string base = depsBytes(24u << 20, 1);
     struct Spec { const char* key; const char* scope; size_t tail; bool merge; };
@@ -77,14 +79,11 @@ QString makeStore(const QString& dir)
     cs::Job job;
     job.start();
     const cs::store::StoreStats st = store->stats(job);
-    return QStringLiteral("store: %1 entries (%2 merged, %3 unmerged), dedup ratio %4")
-        .arg(st.entries)
-        .arg(st.mergedEntries)
-        .arg(st.unmergedEntries)
-        .arg(st.dedupRatio, 0, 'f', 2);
+    return "store: " + std::to_string(st.entries) + " entries (" + std::to_string(st.mergedEntries) + " merged, " +
+           std::to_string(st.unmergedEntries) + " unmerged), dedup ratio " + fixed(st.dedupRatio, 2);
 }
 
-DemoItemRegistration storeDemo({QStringLiteral("store"), 100, makeStore});
+DemoItemRegistration storeDemo({"store", 100, makeStore});
 
 } // namespace
 
