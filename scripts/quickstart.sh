@@ -36,7 +36,18 @@ build() {
     cmake --build "$build_dir" -j "$jobs"
 }
 
+# The S3-compatible server the tests of the S3 backend start (from npm; it
+# checks the access key id but not signatures, so signing stays libcurl's).
+install_s3rver() {
+    local dir=${HOME}/.cache/cachescope/npm
+    [ -x "$dir/node_modules/.bin/s3rver" ] && return 0
+    echo "quickstart: installing s3rver (npm) into $dir"
+    mkdir -p "$dir"
+    npm install --no-audit --no-fund --loglevel=error --prefix "$dir" s3rver@3.7.1 >/dev/null
+}
+
 install_packages
+install_s3rver
 build
 
 case "$mode" in
