@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <vector>
+#include <thread>
 
 namespace testsupport {
 
@@ -101,6 +102,14 @@ inline QByteArray readFile(const QString& path)
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return f.readAll();
+}
+
+// Wall-clock stall figures (a heartbeat timer's lateness) also count waiting
+// for a CPU: only meaningful when the machine is not overloaded by other work.
+inline bool machineIsQuiet()
+{
+    double load = 0;
+    return getloadavg(&load, 1) == 1 && load <= double(std::thread::hardware_concurrency());
 }
 
 } // namespace testsupport
