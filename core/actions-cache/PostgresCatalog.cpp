@@ -1,0 +1,199 @@
+// ActionsCatalog over the server's PostgreSQL database. kysely creates the
+// v9 tables with camelCase column names, so every column is quoted. A
+// connection is opened per call and closed after it: reads are one READ ONLY
+// transaction and nothing is held between calls (no locks, no snapshot a
+// running server could wait on).
+#include "core/actions-cache/RemoteBackends.h"
+
+#include "core/remote/PgConnection.h"
+#include "core/remote/S3Config.h"
+#include "core/util/Error.h"
+
+namespace cs::actions {
+
+namespace {
+
+using remote::PgConnection;
+using remote::PgResult;
+using remote::PgTransaction;
+
+const char* const kLocationColumns =
+    R"(l."id", l."folderName", l."partCount", l."mergeStartedAt", l."mergedAt", l."partsDeletedAt", l."lastDownloadedAt")";
+
+LocationRow locationAt(const PgResult& r, int row, int c)
+{
+    LocationRow l;
+    l.id = r.text(row, c);
+    l.folderName = r.text(row, c + 1);
+    l.partCount = r.i64(row, c + 2);
+    l.mergeStartedAtMs = r.optI64(row, c + 3);
+    l.mergedAtMs = r.optI64(row, c + 4);
+    l.partsDeletedAtMs = r.optI64(row, c + 5);
+    l.lastDownloadedAtMs = r.optI64(row, c + 6);
+    return l;
+}
+
+class PostgresCatalog final : public ActionsCatalog {
+public:
+    PostgresCatalog(std::string conninfo, bool writable) : conninfo_(std::move(conninfo)), writable_(writable)
+    {
+        auto c = connect();
+        describe_ = c->describe();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        // The v9 shape: a select of every column we read fails on another shape.
+        const struct {
+            const char* table;
+            const char* columns;
+        } shapes[] = {
+            {"storage_locations", R"("id","folderName","partCount","mergeStartedAt","mergedAt","partsDeletedAt","lastDownloadedAt")"},
+            {"cache_entries", R"("id","key","version","scope","repoId","updatedAt","locationId")"},
+            {"uploads", R"("id","key","version","scope","repoId","createdAt","lastPartUploadedAt","folderName","startedPartUploadCount","finishedPartUploadCount")"},
+        };
+        for (const auto& s : shapes) {
+            try {
+                c->exec(std::string("SELECT ") + s.columns + " FROM " + s.table + " LIMIT 0");
+            } catch (const Error& e) {
+                throw Error(describe_ + ": table '" + s.table +
+                            "' is missing or not the github-actions-cache-server v9 shape (cachescope reads schema "
+                            "v9.4.7): " + e.what());
+            }
+        }
+    }
+
+    std::string describe() const override { return describe_; }
+    bool readOnly() const override { return !writable_; }
+
+    std::vector<EntryRow> entries() override
+    {
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        const PgResult r = c->exec(std::string(R"(SELECT e."id", e."key", e."version", e."scope", e."repoId", e."updatedAt", e."locationId", )") +
+                                   kLocationColumns +
+                                   R"( FROM cache_entries e LEFT JOIN storage_locations l ON l."id" = e."locationId" ORDER BY e."updatedAt" DESC, e."id")");
+        std::vector<EntryRow> out;
+        out.reserve(size_t(r.rows()));
+        for (int i = 0; i < r.rows(); ++i) {
+            EntryRow e;
+            e.id = r.text(i, 0);
+            e.key = r.text(i, 1);
+            e.version = r.text(i, 2);
+            e.scope = r.text(i, 3);
+            e.repoId = r.isNull(i, 4) ? std::string() : r.text(i, 4);
+            e.updatedAtMs = r.i64(i, 5);
+            e.locationId = r.text(i, 6);
+            if (!r.isNull(i, 7))
+                e.location = locationAt(r, i, 7);
+            out.push_back(std::move(e));
+        }
+        return out;
+    }
+
+    std::vector<LocationRow> locations() override
+    {
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        const PgResult r = c->exec(std::string("SELECT ") + kLocationColumns + R"( FROM storage_locations l ORDER BY l."id")");
+        std::vector<LocationRow> out;
+        out.reserve(size_t(r.rows()));
+        for (int i = 0; i < r.rows(); ++i)
+            out.push_back(locationAt(r, i, 0));
+        return out;
+    }
+
+    std::vector<UploadRow> uploads() override
+    {
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        const PgResult r = c->exec(
+            R"(SELECT "id", "key", "version", "scope", "repoId", "createdAt", "lastPartUploadedAt", "folderName", )"
+            R"("startedPartUploadCount", "finishedPartUploadCount" FROM uploads ORDER BY "createdAt", "id")");
+        std::vector<UploadRow> out;
+        for (int i = 0; i < r.rows(); ++i) {
+            UploadRow u;
+            u.id = r.i64(i, 0);
+            u.key = r.text(i, 1);
+            u.version = r.text(i, 2);
+            u.scope = r.text(i, 3);
+            u.repoId = r.isNull(i, 4) ? std::string() : r.text(i, 4);
+            u.createdAtMs = r.i64(i, 5);
+            u.lastPartUploadedAtMs = r.optI64(i, 6);
+            u.folderName = r.text(i, 7);
+            u.startedPartUploadCount = r.i64(i, 8);
+            u.finishedPartUploadCount = r.i64(i, 9);
+            out.push_back(std::move(u));
+        }
+        return out;
+    }
+
+    void setMergeStarted(const std::string& locationId, std::optional<int64_t> ms) override
+    {
+        update(R"(UPDATE storage_locations SET "mergeStartedAt" = $1 WHERE "id" = $2)", locationId, ms);
+    }
+    void setMerged(const std::string& locationId, int64_t ms) override
+    {
+        update(R"(UPDATE storage_locations SET "mergedAt" = $1 WHERE "id" = $2)", locationId, ms);
+    }
+    void setPartsDeleted(const std::string& locationId, int64_t ms) override
+    {
+        update(R"(UPDATE storage_locations SET "partsDeletedAt" = $1 WHERE "id" = $2)", locationId, ms);
+    }
+    void deleteLocation(const std::string& locationId) override
+    {
+        auto c = connectForWrite();
+        PgTransaction tx(*c, PgTransaction::ReadWrite);
+        c->exec(R"(DELETE FROM cache_entries WHERE "locationId" = $1)", {locationId});
+        c->exec(R"(DELETE FROM storage_locations WHERE "id" = $1)", {locationId});
+        tx.commit();
+    }
+
+private:
+    std::unique_ptr<PgConnection> connect() const { return PgConnection::connect(conninfo_); }
+    std::unique_ptr<PgConnection> connectForWrite() const
+    {
+        if (!writable_)
+            fail(describe_, "opened read-only: writing needs --write (or the GUI's confirmation)");
+        return connect();
+    }
+    void update(const char* sql, const std::string& locationId, std::optional<int64_t> ms)
+    {
+        auto c = connectForWrite();
+        PgTransaction tx(*c, PgTransaction::ReadWrite);
+        c->exec(sql, {ms ? std::optional<std::string>(std::to_string(*ms)) : std::nullopt, locationId});
+        tx.commit();
+    }
+
+    std::string conninfo_;
+    std::string describe_;
+    bool writable_ = false;
+};
+
+} // namespace
+
+std::unique_ptr<ActionsCatalog> openPostgresCatalog(const std::string& conninfo, bool writable)
+{
+    return std::make_unique<PostgresCatalog>(conninfo, writable);
+}
+
+bool isPostgresLocation(const std::string& db)
+{
+    return db.rfind("postgres://", 0) == 0 || db.rfind("postgresql://", 0) == 0 ||
+           (db.find("dbname=") != std::string::npos && db.find('=') < db.find('/'));
+}
+
+bool isS3Location(const std::string& storage) { return storage.rfind("s3://", 0) == 0; }
+
+std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writable)
+{
+    if (isPostgresLocation(db))
+        return openPostgresCatalog(db, writable);
+    return openSqliteCatalog(db, writable);
+}
+
+std::unique_ptr<ActionsStorage> openStorageAt(const std::string& storage, const RemoteOptions& options)
+{
+    if (isS3Location(storage))
+        return openS3Storage(remote::S3Config::fromLocation(storage, options.endpoint, options.region));
+    return openFilesystemStorage(storage);
+}
+
+} // namespace cs::actions

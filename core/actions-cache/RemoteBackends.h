@@ -1,0 +1,41 @@
+// The server's other deployment: catalog in PostgreSQL (DB_DRIVER=postgres)
+// and storage in an S3-compatible bucket (STORAGE_DRIVER=s3), behind the
+// same ActionsCatalog/ActionsStorage interfaces as the SQLite + filesystem
+// data dir, and a chooser that opens whichever a location names.
+#pragma once
+#include "core/actions-cache/ActionsBackend.h"
+
+#include <memory>
+#include <string>
+
+namespace cs::remote {
+struct S3Config;
+}
+
+namespace cs::actions {
+
+// The server's S3 adapter keeps every object below this key prefix.
+constexpr const char* kServerKeyPrefix = "gh-actions-cache";
+
+// conninfo: postgres://USER@HOST:PORT/DB (password from the URL, PGPASSWORD
+// or ~/.pgpass) or libpq key=value pairs. Reads run in READ ONLY
+// transactions; writes need writable. Throws naming the database (never the
+// password) when it cannot connect or the tables are not the v9 shape.
+std::unique_ptr<ActionsCatalog> openPostgresCatalog(const std::string& conninfo, bool writable);
+// config.prefix replaces the server's "gh-actions-cache" root when set.
+std::unique_ptr<ActionsStorage> openS3Storage(const remote::S3Config& config);
+
+bool isPostgresLocation(const std::string& db);   // postgres:// or postgresql:// or "host=... dbname=..."
+bool isS3Location(const std::string& storage);    // s3://
+
+struct RemoteOptions {
+    std::string endpoint;   // S3 endpoint URL (else AWS_ENDPOINT_URL, else AWS's)
+    std::string region;     // else AWS_REGION
+};
+
+// Opens the catalog and storage a user named: PostgreSQL or SQLite, S3 or a
+// folder, in any combination the server supports.
+std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writable);
+std::unique_ptr<ActionsStorage> openStorageAt(const std::string& storage, const RemoteOptions& options);
+
+} // namespace cs::actions

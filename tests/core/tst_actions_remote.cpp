@@ -1,0 +1,348 @@
+// The actions-cache operations on the server's other deployment: catalog in
+// PostgreSQL, storage in S3, both real servers started here. The fixture's
+// data dir (every state) is loaded into both with independent writers (SQL
+// of the server's v9 schema for PostgreSQL, plain PUTs for S3), and every
+// read must agree with the same operation on the SQLite + folder layout.
+#include "common/ActionsCacheFixture.h"
+#include "common/TestServers.h"
+#include "common/TestSupport.h"
+
+#include "core/actions-cache/ActionsCache.h"
+#include "core/actions-cache/RemoteBackends.h"
+#include "core/jobs/Job.h"
+#include "core/remote/PgConnection.h"
+#include "core/remote/S3Client.h"
+#include "core/util/Error.h"
+
+#include <QDirIterator>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+
+using namespace cs;
+using namespace cs::actions;
+
+namespace {
+
+// The server's PostgreSQL tables after migrations $0..$3 (kysely: quoted camelCase).
+const char* const kPgSchema = R"(
+CREATE TABLE storage_locations ("id" text PRIMARY KEY, "folderName" text NOT NULL, "partCount" integer NOT NULL,
+  "mergeStartedAt" bigint, "mergedAt" bigint, "partsDeletedAt" bigint, "lastDownloadedAt" bigint);
+CREATE TABLE cache_entries ("id" text PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL,
+  "updatedAt" bigint NOT NULL, "locationId" text NOT NULL REFERENCES storage_locations("id") ON DELETE CASCADE,
+  "scope" text NOT NULL, "repoId" text);
+CREATE TABLE uploads ("id" bigint PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL, "createdAt" bigint NOT NULL,
+  "lastPartUploadedAt" bigint, "folderName" text NOT NULL, "finishedPartUploadCount" integer NOT NULL DEFAULT 0,
+  "startedPartUploadCount" integer NOT NULL DEFAULT 0, "scope" text NOT NULL, "repoId" text);
+)";
+
+// Copies every row of the fixture's SQLite tables into PostgreSQL (read with
+// SQLite's C API, written as text parameters: independent of our readers).
+void loadRows(const QString& sqlitePath, remote::PgConnection& pg)
+{
+    pg.exec(kPgSchema);
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open_v2(sqlitePath.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    for (const char* table : {"storage_locations", "cache_entries", "uploads"}) {
+        sqlite3_stmt* st = nullptr;
+        QCOMPARE(sqlite3_prepare_v2(db, (std::string("SELECT * FROM ") + table).c_str(), -1, &st, nullptr), SQLITE_OK);
+        const int n = sqlite3_column_count(st);
+        std::string cols, params;
+        for (int i = 0; i < n; ++i) {
+            cols += std::string(i ? "," : "") + "\"" + sqlite3_column_name(st, i) + "\"";
+            params += std::string(i ? "," : "") + "$" + std::to_string(i + 1);
+        }
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            remote::PgParams values;
+            for (int i = 0; i < n; ++i)
+                values.push_back(sqlite3_column_type(st, i) == SQLITE_NULL
+                                     ? std::nullopt
+                                     : std::optional<std::string>(reinterpret_cast<const char*>(sqlite3_column_text(st, i))));
+            pg.exec(std::string("INSERT INTO ") + table + " (" + cols + ") VALUES (" + params + ")", values);
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+}
+
+std::string dumpRows(remote::PgConnection& pg)
+{
+    std::string out;
+    for (const char* table : {"storage_locations", "cache_entries", "uploads"}) {
+        const auto r = pg.exec(std::string("SELECT * FROM ") + table + " ORDER BY 1");
+        for (int i = 0; i < r.rows(); ++i) {
+            for (int c = 0; c < r.columns(); ++c)
+                out += (r.isNull(i, c) ? std::string("NULL") : r.text(i, c)) + "|";
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+std::string listObjects(remote::S3Client& s3)
+{
+    std::string out;
+    s3.list("", [&](const remote::S3Page& page) {
+        for (const auto& o : page)
+            out += o.key + " " + std::to_string(o.size) + " " + o.etag + "\n";
+    });
+    return out;
+}
+
+std::map<std::string, std::string> summary(const std::vector<ActionsEntry>& entries)
+{
+    std::map<std::string, std::string> out;
+    for (const auto& e : entries)
+        out[e.id] = e.key + "|" + entryStateName(e.state) + "|" + std::to_string(e.size) + "|" +
+                    std::to_string(e.partsPresent) + "|" + (e.mergedPresent ? "m" : "-");
+    return out;
+}
+
+std::multiset<std::string> kinds(const std::vector<Finding>& findings)
+{
+    std::multiset<std::string> out;
+    for (const auto& f : findings)
+        out.insert(std::string(findingKindName(f.kind)) + " " + f.folder);
+    return out;
+}
+
+} // namespace
+
+class TestActionsRemote : public QObject {
+    Q_OBJECT
+
+    testsupport::PgTestServer pg_;
+    testsupport::S3TestServer s3server_;
+    QTemporaryDir dir_;
+    std::unique_ptr<testsupport::ActionsCacheFixture> fixture_;
+    int dbCounter_ = 0;
+
+    struct Deployment {
+        std::string conninfo;
+        remote::S3Config s3;
+    };
+
+    // A fresh database and bucket prefix holding the fixture.
+    Deployment deploy()
+    {
+        const std::string name = "d" + std::to_string(++dbCounter_);
+        auto admin = remote::PgConnection::connect(pg_.conninfo().toStdString());
+        admin->exec("CREATE DATABASE " + name);
+        Deployment d;
+        d.conninfo = pg_.conninfo(QString::fromStdString(name)).toStdString();
+        auto c = remote::PgConnection::connect(d.conninfo);
+        loadRows(fixture_->dbPath(), *c);
+        d.s3.endpoint = s3server_.endpoint().toStdString();
+        d.s3.bucket = "cache";
+        d.s3.prefix = name + "/" + kServerKeyPrefix; // one bucket, a root per deployment
+        d.s3.accessKeyId = testsupport::S3TestServer::accessKeyId().toStdString();
+        d.s3.secretAccessKey = testsupport::S3TestServer::secretAccessKey().toStdString();
+        remote::S3Config loader = d.s3;
+        loader.prefix.clear();
+        remote::S3Client s3(loader);
+        QDirIterator it(fixture_->storageDir(), QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = it.next();
+            const QByteArray bytes = testsupport::readFile(path);
+            s3.put(d.s3.prefix + "/" + QDir(fixture_->storageDir()).relativeFilePath(path).toStdString(),
+                   std::string_view(bytes.constData(), size_t(bytes.size())));
+        }
+        return d;
+    }
+
+    std::unique_ptr<ActionsCache> openRemote(const Deployment& d, bool writable)
+    {
+        return std::make_unique<ActionsCache>(openPostgresCatalog(d.conninfo, writable), openS3Storage(d.s3));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QString why;
+        QVERIFY2(pg_.start(&why), qPrintable("cannot start the PostgreSQL test server: " + why));
+        QVERIFY2(s3server_.start({"cache"}, &why), qPrintable("cannot start the S3 test server: " + why));
+        QVERIFY(dir_.isValid());
+        fixture_ = std::make_unique<testsupport::ActionsCacheFixture>(dir_.path());
+    }
+
+    void listingAndVerifyAgreeWithTheDataDir()
+    {
+        const Deployment d = deploy();
+        auto local = ActionsCache::open(resolveDataDir(fixture_->dataDir().toStdString()));
+        auto remote = openRemote(d, false);
+        const auto want = summary(local->entries());
+        QCOMPARE(int(want.size()), 5);
+        QCOMPARE(summary(remote->entries()), want);
+        QCOMPARE(remote->uploads().size(), local->uploads().size());
+        Job j1, j2;
+        const auto localFindings = kinds(local->verify(j1));
+        QVERIFY(!localFindings.empty());
+        QCOMPARE(kinds(remote->verify(j2)), localFindings);
+        // Parts are in numeric order, read back byte-exact through ranged GETs.
+        for (const auto& e : remote->entries())
+            if (e.folderName == "1003") {
+                const auto parts = remote->parts(e);
+                QCOMPARE(int(parts.size()), 12);
+                for (size_t i = 0; i < parts.size(); ++i)
+                    QCOMPARE(parts[i].index, uint64_t(i));
+                QByteArray all;
+                char buf[3000];
+                for (const auto& p : parts) {
+                    auto in = remote->storage().openPart("1003", p.index);
+                    while (size_t n = in->read(buf, sizeof buf))
+                        all.append(buf, qsizetype(n));
+                }
+                for (const auto& f : fixture_->entries())
+                    if (f.folder == "1003")
+                        QVERIFY(all == f.blob);
+            }
+    }
+
+    void readsChangeNoRowAndNoObject()
+    {
+        const Deployment d = deploy();
+        auto pg = remote::PgConnection::connect(d.conninfo);
+        remote::S3Config all = d.s3;
+        all.prefix.clear();
+        remote::S3Client s3(all);
+        const std::string rowsBefore = dumpRows(*pg), objectsBefore = listObjects(s3);
+        {
+            auto cache = openRemote(d, false);
+            Job job;
+            cache->entries();
+            cache->uploads();
+            cache->verify(job);
+            cache->activity();
+            cache->planMerge({});
+            ActionsEvictPolicy everything;
+            everything.olderThanMs = 0;
+            cache->planEvict(everything);
+            cache->planRemoveOrphans();
+            // A read-only catalog refuses writes before touching anything.
+            Job merge;
+            QVERIFY_THROWS_EXCEPTION(Error, cache->merge({}, merge, WriteOptions{true}));
+        }
+        QCOMPARE(dumpRows(*pg), rowsBefore);
+        QCOMPARE(listObjects(s3), objectsBefore);
+    }
+
+    void mergeStreamsPartsIntoS3()
+    {
+        const Deployment d = deploy();
+        auto cache = openRemote(d, true);
+        std::string id;
+        QByteArray blob;
+        for (const auto& f : fixture_->entries())
+            if (f.folder == "1003") {
+                id = f.id.toStdString();
+                blob = f.blob;
+            }
+        Job job;
+        const auto results = cache->merge({id}, job, WriteOptions{true});
+        QCOMPARE(int(results.size()), 1);
+        QVERIFY(results[0].merged);
+        QCOMPARE(results[0].bytes, uint64_t(blob.size()));
+        for (const auto& e : cache->entries())
+            if (e.id == id) {
+                QCOMPARE(std::string(entryStateName(e.state)), std::string("parts deleted"));
+                QCOMPARE(e.partsPresent, uint64_t(0));
+                QCOMPARE(e.size, uint64_t(blob.size()));
+            }
+        QByteArray merged;
+        char buf[4096];
+        auto in = cache->storage().openMerged("1003");
+        while (size_t n = in->read(buf, sizeof buf))
+            merged.append(buf, qsizetype(n));
+        QVERIFY(merged == blob); // parts concatenated in numeric order
+    }
+
+    void crashBetweenPutAndRowUpdateIsReportedAndRepaired()
+    {
+        const Deployment d = deploy();
+        std::string id;
+        QByteArray blob;
+        for (const auto& f : fixture_->entries())
+            if (f.folder == "1005") {
+                id = f.id.toStdString();
+                blob = f.blob;
+            }
+        // The merged object is published (CompleteMultipartUpload / PUT),
+        // then the process dies before mergedAt is written.
+        const pid_t child = ::fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            ::setenv("CACHESCOPE_ACTIONS_KILL_AT", "merged-published", 1);
+            try {
+                auto cache = openRemote(d, true);
+                Job job;
+                cache->merge({id}, job, WriteOptions{true});
+            } catch (...) {
+            }
+            ::_exit(3); // not killed: the test fails below
+        }
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the merge did not die at its kill point");
+        auto cache = openRemote(d, true);
+        bool seen = false;
+        for (const auto& e : cache->entries())
+            if (e.id == id) {
+                seen = true;
+                QCOMPARE(std::string(entryStateName(e.state)), std::string("merge started"));
+                QVERIFY(e.mergedPresent);
+                QCOMPARE(e.partsPresent, uint64_t(1));
+            }
+        QVERIFY(seen);
+        Job verify;
+        const auto findings = kinds(cache->verify(verify));
+        QVERIFY2(findings.count("stalled-merge 1005") || findings.count("merged-wrong-size 1005") ||
+                     std::any_of(findings.begin(), findings.end(), [](const std::string& k) { return k.find("1005") != std::string::npos; }),
+                 "verify does not report the interrupted merge");
+        Job again;
+        cache->merge({id}, again, WriteOptions{true});
+        for (const auto& e : cache->entries())
+            if (e.id == id) {
+                QCOMPARE(std::string(entryStateName(e.state)), std::string("parts deleted"));
+                QCOMPARE(e.size, uint64_t(blob.size()));
+            }
+    }
+
+    void badLocationsGiveOneSentence()
+    {
+        try {
+            openPostgresCatalog(pg_.conninfo("no_such_database").toStdString() + " password=pw-never-shown", false);
+            QFAIL("opened a missing database");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("pw-never-shown") == std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("no_such_database") != std::string::npos, e.what());
+        }
+        auto admin = remote::PgConnection::connect(pg_.conninfo().toStdString());
+        admin->exec("CREATE DATABASE notacache");
+        try {
+            openPostgresCatalog(pg_.conninfo("notacache").toStdString(), false);
+            QFAIL("opened a database without the server's tables");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("storage_locations") != std::string::npos, e.what());
+        }
+        remote::S3Config missing;
+        missing.endpoint = s3server_.endpoint().toStdString();
+        missing.bucket = "no-such-bucket";
+        missing.accessKeyId = "S3RVER";
+        missing.secretAccessKey = "S3RVER";
+        try {
+            openS3Storage(missing);
+            QFAIL("opened a missing bucket");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("no-such-bucket") != std::string::npos, e.what());
+        }
+        QVERIFY(isPostgresLocation("postgres://u@h:5432/db"));
+        QVERIFY(isPostgresLocation("host=/tmp/x dbname=y"));
+        QVERIFY(!isPostgresLocation("/srv/data/sqlite.db"));
+        QVERIFY(isS3Location("s3://bucket/root"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestActionsRemote)
+#include "tst_actions_remote.moc"
