@@ -97,7 +97,28 @@ public:
         return "s3://" + s3_.config().bucket + "/" + key(folder, relative);
     }
 
-    std::vector<std::string> folders() override { return s3_.listPrefixes(root_ + "/"); }
+    // From a plain paged listing of everything below the root, not a
+    // delimiter listing: s3rver (the test server) prunes nested keys under a
+    // delimiter and returns no CommonPrefixes at all, and one code path that
+    // works on every server is worth the extra pages. Memory: one name per folder.
+    std::vector<std::string> folders() override
+    {
+        std::vector<std::string> out;
+        const std::string base = root_ + "/";
+        s3_.list(base, [&](const remote::S3Page& page) {
+            for (const auto& o : page) {
+                const size_t slash = o.key.find('/', base.size());
+                if (slash == std::string::npos)
+                    continue; // an object directly under the root is no folder
+                std::string name = o.key.substr(base.size(), slash - base.size());
+                if (out.empty() || out.back() != name)
+                    out.push_back(std::move(name)); // keys come sorted, so a folder's keys are adjacent
+            }
+        });
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        return out;
+    }
 
     FolderListing listFolder(const std::string& folder) override
     {

@@ -417,38 +417,6 @@ void S3Client::list(const std::string& keyPrefix, const std::function<void(const
     }
 }
 
-std::vector<std::string> S3Client::listPrefixes(const std::string& keyPrefix, Job* job, char delimiter)
-{
-    std::vector<std::string> out;
-    std::string token;
-    while (true) {
-        Request req;
-        req.query = {{"delimiter", std::string(1, delimiter)}, {"list-type", "2"}, {"prefix", keyPrefix}};
-        if (!token.empty())
-            req.query.push_back({"continuation-token", token});
-        const Response res = perform(req, job);
-        for (std::string_view c : xml::elements(res.body, "CommonPrefixes")) {
-            std::string p = xml::firstText(c, "Prefix").value_or("");
-            if (p.size() > keyPrefix.size() && p.compare(0, keyPrefix.size(), keyPrefix) == 0) {
-                p = p.substr(keyPrefix.size());
-                if (!p.empty() && p.back() == delimiter)
-                    p.pop_back();
-                out.push_back(std::move(p));
-            }
-        }
-        const bool truncated = xml::firstText(res.body, "IsTruncated").value_or("false") == "true";
-        if (!truncated)
-            break;
-        const auto next = xml::firstText(res.body, "NextContinuationToken");
-        if (!next || next->empty() || *next == token)
-            fail(location(keyPrefix), "the listing is truncated but gives no new continuation token");
-        token = *next;
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-}
-
 void S3Client::listMany(const std::vector<std::string>& keyPrefixes,
                         const std::function<void(size_t, const S3Page&)>& onPage, Job* job, int maxKeys)
 {

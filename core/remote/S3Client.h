@@ -58,11 +58,6 @@ public:
                   const std::function<void(size_t prefixIndex, const S3Page&)>& onPage, Job* job = nullptr,
                   int maxKeys = 1000);
 
-    // The "folders" directly below keyPrefix: the distinct key parts up to
-    // the next delimiter (ListObjectsV2 CommonPrefixes), without keyPrefix
-    // and without the delimiter, sorted.
-    std::vector<std::string> listPrefixes(const std::string& keyPrefix, Job* job = nullptr, char delimiter = '/');
-
     // nullopt when the object does not exist.
     std::optional<S3Object> head(const std::string& key, Job* job = nullptr);
     // Streams bytes [offset, offset + size) (size 0: to the end) to sink;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <map>
+#include <set>
 
 using namespace cs;
 using namespace cs::actions;
@@ -42,7 +43,9 @@ CREATE TABLE uploads ("id" bigint PRIMARY KEY, "key" text NOT NULL, "version" te
 // SQLite's C API, written as text parameters: independent of our readers).
 void loadRows(const QString& sqlitePath, remote::PgConnection& pg)
 {
-    pg.exec(kPgSchema);
+    for (const QString& statement : QString(kPgSchema).split(';', Qt::SkipEmptyParts))
+        if (!statement.trimmed().isEmpty())
+            pg.exec(statement.toStdString());
     sqlite3* db = nullptr;
     QCOMPARE(sqlite3_open_v2(sqlitePath.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
     for (const char* table : {"storage_locations", "cache_entries", "uploads"}) {
@@ -179,7 +182,14 @@ private slots:
         Job j1, j2;
         const auto localFindings = kinds(local->verify(j1));
         QVERIFY(!localFindings.empty());
-        QCOMPARE(kinds(remote->verify(j2)), localFindings);
+        const auto remoteFindings = kinds(remote->verify(j2));
+        if (remoteFindings != localFindings) {
+            for (const auto& k : localFindings)
+                qWarning("data dir: %s", k.c_str());
+            for (const auto& k : remoteFindings)
+                qWarning("deployment: %s", k.c_str());
+        }
+        QCOMPARE(remoteFindings, localFindings);
         // Parts are in numeric order, read back byte-exact through ranged GETs.
         for (const auto& e : remote->entries())
             if (e.folderName == "1003") {
@@ -295,11 +305,13 @@ private slots:
                 QCOMPARE(e.partsPresent, uint64_t(1));
             }
         QVERIFY(seen);
+        // Until the server's 15-minute reset a started merge may still be
+        // running; past it, verify names it. Let that time pass in the row.
+        auto pg = remote::PgConnection::connect(d.conninfo);
+        pg->exec(R"(UPDATE storage_locations SET "mergeStartedAt" = "mergeStartedAt" - 20 * 60 * 1000 WHERE "folderName" = '1005')");
         Job verify;
         const auto findings = kinds(cache->verify(verify));
-        QVERIFY2(findings.count("stalled-merge 1005") || findings.count("merged-wrong-size 1005") ||
-                     std::any_of(findings.begin(), findings.end(), [](const std::string& k) { return k.find("1005") != std::string::npos; }),
-                 "verify does not report the interrupted merge");
+        QVERIFY2(findings.count("stalled-merge 1005"), "verify does not report the interrupted merge");
         Job again;
         cache->merge({id}, again, WriteOptions{true});
         for (const auto& e : cache->entries())
