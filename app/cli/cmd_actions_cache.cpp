@@ -27,11 +27,20 @@ void addCommon(QCommandLineParser& p)
 {
     p.addPositionalArgument(QStringLiteral("DATA_DIR"),
                             QStringLiteral("the server's data folder (sqlite.db and storage/ in it), or its sqlite.db"));
-    p.addOption({QStringLiteral("db"), QStringLiteral("the server's SQLite file (default DATA_DIR/sqlite.db)"),
-                 QStringLiteral("PATH")});
+    p.addOption({QStringLiteral("db"),
+                 QStringLiteral("the server's SQLite file (default DATA_DIR/sqlite.db), or its PostgreSQL database "
+                                "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass)"),
+                 QStringLiteral("PATH|URL")});
     p.addOption({QStringLiteral("storage"),
-                 QStringLiteral("the storage folder (default DATA_DIR/storage/filesystem, else DATA_DIR/storage)"),
-                 QStringLiteral("PATH")});
+                 QStringLiteral("the storage folder (default DATA_DIR/storage/filesystem, else DATA_DIR/storage), or "
+                                "its S3 bucket (s3://BUCKET[/ROOT]; credentials from AWS_ACCESS_KEY_ID and "
+                                "AWS_SECRET_ACCESS_KEY)"),
+                 QStringLiteral("PATH|URL")});
+    p.addOption({QStringLiteral("endpoint"),
+                 QStringLiteral("S3 endpoint URL for MinIO, Ceph, R2 (default AWS_ENDPOINT_URL, else AWS)"),
+                 QStringLiteral("URL")});
+    p.addOption({QStringLiteral("region"), QStringLiteral("S3 region (default AWS_REGION, else us-east-1)"),
+                 QStringLiteral("REGION")});
     p.addOption({kJson, QStringLiteral("print JSON")});
 }
 
@@ -61,12 +70,17 @@ bool resolve(QCommandLineParser& p, const QStringList& args, int minRest, int ma
         storage = pos[1].toStdString();
         pos.removeFirst();
     }
+    // A deployment named by --db and --storage needs no DATA_DIR (PostgreSQL + S3).
+    if (db && storage && (pos.isEmpty() || !fs::exists(fs::symlink_status(pos[0].toStdString(), ec))))
+        pos.prepend(QString());
     if (pos.isEmpty() || pos.size() - 1 < minRest || (maxRest >= 0 && pos.size() - 1 > maxRest)) {
         printError(QStringLiteral("wrong number of arguments (see --help)"));
         code = Usage;
         return false;
     }
     paths = resolveDataDir(pos[0].toStdString(), db, storage);
+    paths.endpoint = p.value(QStringLiteral("endpoint")).toStdString();
+    paths.region = p.value(QStringLiteral("region")).toStdString();
     rest = pos.mid(1);
     return true;
 }
@@ -257,6 +271,8 @@ int run(const QStringList& args)
         printOut(QStringLiteral(
             "usage: cachescope-cli actions-cache ls|verify|merge|evict|import DATA_DIR [--db PATH] [--storage PATH] "
             "[--json] ...\n"
+            "       cachescope-cli actions-cache ls|verify|merge|evict|import --db postgres://USER@HOST:PORT/DB "
+            "--storage s3://BUCKET[/ROOT] [--endpoint URL] [--region R] [--json] ...\n"
             "Reads open the server's database read-only and change no byte; merge and evict change data only with "
             "--write.\n"));
         return Ok;

@@ -3,6 +3,7 @@
 // keeps its halves. Writes live in ActionsMerge.cpp and ActionsEvict.cpp,
 // verify in ActionsVerify.cpp, import in ActionsImport.cpp.
 #include "core/actions-cache/ActionsCache.h"
+#include "core/actions-cache/RemoteBackends.h"
 
 #include "core/actions-cache/ActionsInternal.h"
 #include "core/jobs/Job.h"
@@ -79,10 +80,10 @@ DataDirPaths resolveDataDir(const std::string& dataDir, const std::optional<std:
         const std::string nested = dir + "/storage/filesystem";
         p.storageDir = fs::is_directory(nested, ec) ? nested : dir + "/storage";
     }
-    if (!fs::exists(fs::symlink_status(p.dbPath, ec)))
+    if (!isPostgresLocation(p.dbPath) && !fs::exists(fs::symlink_status(p.dbPath, ec)))
         fail(p.dbPath, "no such database (the server keeps it at DB_SQLITE_PATH, .data/sqlite.db by default; "
                        "name it with --db)");
-    if (!fs::is_directory(p.storageDir, ec))
+    if (!isS3Location(p.storageDir) && !fs::is_directory(p.storageDir, ec))
         fail(p.storageDir, "no such storage folder (the server keeps it at STORAGE_FILESYSTEM_PATH, "
                            ".data/storage/filesystem by default; name it with --storage)");
     return p;
@@ -97,8 +98,8 @@ ActionsCache::~ActionsCache() = default;
 
 std::unique_ptr<ActionsCache> ActionsCache::open(const DataDirPaths& paths, bool writable)
 {
-    auto storage = openFilesystemStorage(paths.storageDir);
-    auto catalog = openSqliteCatalog(paths.dbPath, writable);
+    auto storage = openStorageAt(paths.storageDir, RemoteOptions{paths.endpoint, paths.region});
+    auto catalog = openCatalogAt(paths.dbPath, writable);
     return std::make_unique<ActionsCache>(std::move(catalog), std::move(storage));
 }
 

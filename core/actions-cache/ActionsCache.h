@@ -35,9 +35,14 @@ namespace cs::actions {
 // STORAGE_FILESYSTEM_PATH=.data/storage/filesystem) or storage/ with the
 // folders directly in it. DATA_DIR may also be the sqlite.db file itself.
 // db/storage override each half. Throws when a path is missing.
+// The halves may also be the server's other drivers: db a PostgreSQL URL
+// (postgres://USER@HOST:PORT/DB) and storage an S3 location
+// (s3://BUCKET[/ROOT]); DATA_DIR is then not needed (core/actions-cache/RemoteBackends.h).
 struct DataDirPaths {
-    std::string dbPath;
-    std::string storageDir;
+    std::string dbPath;           // SQLite file, or a PostgreSQL URL / conninfo
+    std::string storageDir;       // storage folder, or s3://BUCKET[/ROOT]
+    std::string endpoint;         // S3 endpoint URL (else AWS_ENDPOINT_URL, else AWS's)
+    std::string region;           // S3 region (else AWS_REGION)
 };
 DataDirPaths resolveDataDir(const std::string& dataDir, const std::optional<std::string>& db = {},
                             const std::optional<std::string>& storage = {});

@@ -15,6 +15,9 @@
 #include "core/util/Error.h"
 
 #include <QDirIterator>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -318,6 +321,30 @@ private slots:
             if (e.id == id) {
                 QCOMPARE(std::string(entryStateName(e.state)), std::string("parts deleted"));
                 QCOMPARE(e.size, uint64_t(blob.size()));
+            }
+    }
+
+    void cliOpensTheDeploymentByUrl()
+    {
+        const Deployment d = deploy();
+        const QString db = pg_.url(QString::fromStdString(d.conninfo.substr(d.conninfo.rfind('=') + 1)));
+        const QString storage = QString::fromStdString("s3://" + d.s3.bucket + "/" + d.s3.prefix);
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("AWS_ACCESS_KEY_ID", testsupport::S3TestServer::accessKeyId());
+        env.insert("AWS_SECRET_ACCESS_KEY", testsupport::S3TestServer::secretAccessKey());
+        p.setProcessEnvironment(env);
+        p.start(CACHESCOPE_CLI, {"actions-cache", "ls", "--db", db, "--storage", storage, "--endpoint",
+                                 s3server_.endpoint(), "--json"});
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(p.exitCode() == 0, err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        QCOMPARE(o["entries"].toArray().size(), 5);
+        for (const auto& v : o["entries"].toArray())
+            if (v.toObject()["folder"].toString() == "1003") {
+                QCOMPARE(v.toObject()["state"].toString(), QString("unmerged"));
+                QCOMPARE(qint64(v.toObject()["size"].toDouble()), fixture_->entry("1003").size);
             }
     }
 
