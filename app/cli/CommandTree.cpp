@@ -1,5 +1,6 @@
 #include "CommandTree.h"
 
+#include "core/util/Escape.h"
 #include "core/util/Units.h"
 
 #include <algorithm>
@@ -172,7 +173,10 @@ int lastExitCode() { return exitCodeSlot(); }
 
 void printError(std::string_view message)
 {
-    std::fprintf(stderr, "cachescope-cli: %.*s\n", int(message.size()), message.data());
+    // One line whatever the message quotes: a key holding a newline or an
+    // escape sequence is shown escaped (cs::escapeControl).
+    const std::string line = cs::escapeControl(message);
+    std::fprintf(stderr, "cachescope-cli: %s\n", line.c_str());
     std::fflush(stderr);
 }
 

@@ -1,5 +1,6 @@
 #include "TextTable.h"
 
+#include "core/util/Escape.h"
 #include <algorithm>
 
 namespace cli {
@@ -13,6 +14,10 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> rightAli
 
 void TextTable::add(std::vector<std::string> row)
 {
+    // Cells hold data (keys, scopes, paths): a newline or an escape sequence
+    // in one must not forge a row or reach the terminal (cs::escapeControl).
+    for (auto& cell : row)
+        cell = cs::escapeControl(cell);
     row.resize(right_.size());
     rows_.push_back(std::move(row));
 }

@@ -9,6 +9,7 @@
 
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
+#include "core/util/Escape.h"
 #include "core/util/Error.h"
 #include "core/util/Units.h"
 
@@ -22,6 +23,9 @@ namespace {
 using namespace cs::store;
 
 std::string num(uint64_t v) { return std::to_string(v); }
+
+// Keys, paths and messages quoting them, for human lines (JSON keeps the bytes).
+std::string esc(const std::string& v) { return cs::escapeControl(v); }
 
 // When a key exists under other versions or scopes: say which, so a miss
 // caused by a missing --version/--scope is obvious.
@@ -107,7 +111,7 @@ int runPut(const PutArgs& a)
             o["merge"] = {{"chunks", m.chunks}, {"new_chunks", m.newChunks}, {"appended_bytes", m.appendedBytes}};
         printJson(o);
     } else {
-        printOut("stored " + e.key + " (" + cs::formatSize(e.size) + ", " + num(e.partCount) + " parts, " +
+        printOut("stored " + esc(e.key) + " (" + cs::formatSize(e.size) + ", " + num(e.partCount) + " parts, " +
                  entryStateName(e.state) + ")" +
                  (a.noMerge ? std::string()
                             : ": " + num(m.chunks) + " chunks, " + num(m.newChunks) + " new, " +
@@ -219,8 +223,8 @@ int runGet(const GetArgs& a)
         o["output"] = a.out;
         printJson(o);
     } else {
-        printOut("restored " + r.entry.key + " (" + cs::formatSize(r.bytes) + ", matched by " + r.matchedBy +
-                 (r.mergedNow ? ", merged now" : "") + ") to " + a.out + "\n");
+        printOut("restored " + esc(r.entry.key) + " (" + cs::formatSize(r.bytes) + ", matched by " + r.matchedBy +
+                 (r.mergedNow ? ", merged now" : "") + ") to " + esc(a.out) + "\n");
     }
     return Ok;
 }
@@ -285,9 +289,9 @@ int runMerge(const MergeArgs& a)
                         {"new_chunks", m.newChunks},
                         {"appended_bytes", m.appendedBytes},
                         {"root_offset", m.rootOffset}});
-        text += m.merged ? "merged " + m.key + ": " + cs::formatSize(m.bytes) + ", " + num(m.chunks) + " chunks (" +
+        text += m.merged ? "merged " + esc(m.key) + ": " + cs::formatSize(m.bytes) + ", " + num(m.chunks) + " chunks (" +
                                num(m.newChunks) + " new), " + cs::formatSize(m.appendedBytes) + " appended\n"
-                         : "already merged " + m.key + "\n";
+                         : "already merged " + esc(m.key) + "\n";
     }
     if (a.json)
         printJson(list);
@@ -438,14 +442,14 @@ int runFsck(const FsckArgs& a)
     } else {
         std::string text;
         for (const auto& pr : removal.removed)
-            text += "removed: " + pr.path + " (" + cs::formatSize(pr.bytes.value_or(0)) + ")\n";
+            text += "removed: " + esc(pr.path) + " (" + cs::formatSize(pr.bytes.value_or(0)) + ")\n";
         if (a.repair)
             text += "removed " + num(removal.removed.size()) + " orphan(s), " + cs::formatSize(removal.bytes) + "\n";
         for (const auto& pr : problems)
             text += "problem: " +
-                    (pr.entryId ? "entry " + std::to_string(pr.entryId) + " '" + pr.key + "'"
+                    (pr.entryId ? "entry " + std::to_string(pr.entryId) + " '" + esc(pr.key) + "'"
                                 : pr.path.empty() ? std::string("catalog") : std::string("orphan")) +
-                    (pr.offset ? " at " + num(*pr.offset) : std::string()) + ": " + pr.message + "\n";
+                    (pr.offset ? " at " + num(*pr.offset) : std::string()) + ": " + esc(pr.message) + "\n";
         text += problems.empty() ? std::string("clean\n") : num(problems.size()) + " problem(s)\n";
         const auto orphans = std::count_if(problems.begin(), problems.end(), [](const auto& pr) { return !pr.path.empty(); });
         if (orphans && !a.repair)

@@ -1,5 +1,7 @@
 #include "Command.h"
 
+#include "core/util/Escape.h"
+
 #include <QCoreApplication>
 #include <QTextStream>
 
@@ -59,7 +61,9 @@ bool parseOrExit(QCommandLineParser& parser, const QStringList& args, int& exitC
 
 void printError(const QString& message)
 {
-    std::fprintf(stderr, "cachescope-cli: %s\n", message.toLocal8Bit().constData());
+    // One line whatever the message quotes (cs::escapeControl).
+    const std::string line = cs::escapeControl(message.toUtf8().toStdString());
+    std::fprintf(stderr, "cachescope-cli: %s\n", line.c_str());
     std::fflush(stderr);
 }
 
