@@ -292,8 +292,15 @@ private:
         }
         st.status = "done";
         st.after = st.before;
-        if (catalog_ && recorded())
-            result_.runId = catalog_->finish({}, recorded(), started_, false);
+        if (catalog_ && recorded()) {
+            // A dry run changes nothing: failing to note it in the history
+            // (a full disk) must not fail it, since it tells what a GC frees.
+            try {
+                result_.runId = catalog_->finish({}, recorded(), started_, false);
+            } catch (const Error&) {
+                result_.runId = -1;
+            }
+        }
     }
 
     void writeMapping()

@@ -1,41 +1,20 @@
 #include "core/gc/GcCatalog.h"
 
 #include "core/pack/Pack.h"
+#include "core/store/Catalog.h"
 #include "core/util/Error.h"
-
-#include <sqlite3.h>
 
 #include <chrono>
 #include <filesystem>
 
 namespace cs::gc {
 
+using store::Catalog;
+using store::OpenMode;
+using store::Statement;
+using store::Transaction;
+
 namespace {
-
-class Statement {
-public:
-    Statement(sqlite3* db, const std::string& path, const char* sql) : path_(path)
-    {
-        if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
-            fail(path, std::string("catalog query failed: ") + sqlite3_errmsg(db));
-    }
-    ~Statement() { sqlite3_finalize(st_); }
-    sqlite3_stmt* get() { return st_; }
-    bool step()
-    {
-        const int rc = sqlite3_step(st_);
-        if (rc == SQLITE_ROW)
-            return true;
-        if (rc == SQLITE_DONE)
-            return false;
-        fail(path_, std::string("catalog query failed: ") + sqlite3_errmsg(sqlite3_db_handle(st_)));
-    }
-    void reset() { sqlite3_reset(st_); sqlite3_clear_bindings(st_); }
-
-private:
-    std::string path_;
-    sqlite3_stmt* st_ = nullptr;
-};
 
 double now()
 {
@@ -44,80 +23,61 @@ double now()
 
 } // namespace
 
-GcCatalog::GcCatalog(const std::string& path) : path_(path)
+GcCatalog::GcCatalog(const std::string& path, bool readOnly) : path_(path)
 {
     if (!std::filesystem::exists(path))
         fail(path, "no catalog here (not a cachescope store?)");
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
-        const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-        sqlite3_close(db_);
-        db_ = nullptr;
-        fail(path, "cannot open the catalog: " + msg);
+    // The schema is checked on a connection that changes nothing before a
+    // GC trusts the catalog's roots: an empty or foreign catalog has no
+    // roots, and a GC from it would drop every object.
+    {
+        Catalog probe(path, OpenMode::ReadOnly);
+        store::checkStoreSchema(probe);
     }
-    sqlite3_busy_timeout(db_, 30000);
+    catalog_ = std::make_unique<Catalog>(path, readOnly ? OpenMode::ReadOnly : OpenMode::ReadWrite);
 }
 
-GcCatalog::~GcCatalog()
-{
-    sqlite3_close(db_);
-}
-
-void GcCatalog::exec(const char* sql)
-{
-    char* err = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-        const std::string msg = err ? err : "unknown error";
-        sqlite3_free(err);
-        fail(path_, "catalog update failed: " + msg);
-    }
-}
+GcCatalog::~GcCatalog() = default;
 
 GcCatalog::Start GcCatalog::begin(pack::Pack& pack, bool dryRun)
 {
     Start s;
     s.started = now();
-    exec(dryRun ? "BEGIN" : "BEGIN IMMEDIATE");
-    try {
-        {
-            // No append may land between reading the split and reading the roots.
-            auto appends = pack.lockAppends();
-            pack.reload();
-            s.split = pack.end();
-            if (!dryRun) {
-                exec("INSERT OR IGNORE INTO gc_state(id, epoch, running, split, started) VALUES (1, 0, 0, 0, 0)");
-                Statement up(db_, path_, "UPDATE gc_state SET epoch = epoch + 1, running = 1, split = ?, started = ? "
-                                         "WHERE id = 1");
-                sqlite3_bind_int64(up.get(), 1, int64_t(s.split));
-                sqlite3_bind_double(up.get(), 2, s.started);
-                up.step();
-                Statement ep(db_, path_, "SELECT epoch FROM gc_state WHERE id = 1");
-                if (ep.step())
-                    s.epoch = uint64_t(sqlite3_column_int64(ep.get(), 0));
-            }
-            Statement roots(db_, path_, "SELECT root_offset FROM entries WHERE state = 'merged' AND root_offset IS NOT NULL");
-            while (roots.step())
-                s.roots.push_back(uint64_t(sqlite3_column_int64(roots.get(), 0)));
-            exec("COMMIT");
+    Transaction tx(*catalog_, dryRun ? Transaction::Deferred : Transaction::Immediate);
+    {
+        // No append may land between reading the split and reading the roots.
+        auto appends = pack.lockAppends();
+        pack.reload();
+        s.split = pack.end();
+        if (!dryRun) {
+            catalog_->exec("INSERT OR IGNORE INTO gc_state(id, epoch, running, split, started) VALUES (1, 0, 0, 0, 0)");
+            catalog_->prepare("UPDATE gc_state SET epoch = epoch + 1, running = 1, split = ?1, started = ?2 WHERE id = 1")
+                .bind(1, s.split)
+                .bind(2, s.started)
+                .run();
+            auto ep = catalog_->prepare("SELECT epoch FROM gc_state WHERE id = 1");
+            if (ep.step())
+                s.epoch = uint64_t(ep.i64(0));
         }
-    } catch (...) {
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
+        auto roots = catalog_->prepare("SELECT root_offset FROM entries WHERE state = 'merged' AND root_offset IS NOT NULL");
+        while (roots.step())
+            s.roots.push_back(uint64_t(roots.i64(0)));
+        tx.commit();
     }
     return s;
 }
 
 std::vector<GcCatalog::ChunkRow> GcCatalog::deadChunkRows(uint64_t split, const std::function<bool(uint64_t)>& isLive)
 {
+    auto lock = catalog_->lock();
     std::vector<ChunkRow> dead;
-    Statement q(db_, path_, "SELECT sha256, offset FROM chunks WHERE offset < ?");
-    sqlite3_bind_int64(q.get(), 1, int64_t(split));
+    auto q = catalog_->prepare("SELECT sha256, offset FROM chunks WHERE offset < ?1");
+    q.bind(1, split);
     while (q.step()) {
-        const uint64_t offset = uint64_t(sqlite3_column_int64(q.get(), 1));
+        const uint64_t offset = uint64_t(q.i64(1));
         if (isLive(offset))
             continue;
-        const void* blob = sqlite3_column_blob(q.get(), 0);
-        const int n = sqlite3_column_bytes(q.get(), 0);
-        dead.push_back({std::string(static_cast<const char*>(blob), size_t(n)), offset});
+        dead.push_back({q.blob(0), offset});
     }
     return dead;
 }
@@ -125,67 +85,59 @@ std::vector<GcCatalog::ChunkRow> GcCatalog::deadChunkRows(uint64_t split, const 
 int64_t GcCatalog::finish(const std::vector<ChunkRow>& deadRows, const GcStats* stats, double started,
                           bool clearRunning)
 {
-    exec("BEGIN IMMEDIATE");
-    try {
-        Statement del(db_, path_, "DELETE FROM chunks WHERE sha256 = ? AND offset = ?");
-        for (const auto& row : deadRows) {
-            sqlite3_bind_blob(del.get(), 1, row.sha256.data(), int(row.sha256.size()), SQLITE_STATIC);
-            sqlite3_bind_int64(del.get(), 2, int64_t(row.offset));
-            del.step();
-            del.reset();
-        }
-        if (clearRunning)
-            exec("UPDATE gc_state SET running = 0 WHERE id = 1");
-        if (!stats) {
-            exec("COMMIT");
-            return -1;
-        }
-        Statement ins(db_, path_, "INSERT INTO gc_runs(started, finished, generation, dry_run, status, stats_json) "
-                                  "VALUES (?, ?, ?, ?, ?, ?)");
-        const std::string json = stats->toJson();
-        sqlite3_bind_double(ins.get(), 1, started);
-        sqlite3_bind_double(ins.get(), 2, now());
-        sqlite3_bind_int64(ins.get(), 3, int64_t(stats->generation));
-        sqlite3_bind_int(ins.get(), 4, stats->dryRun ? 1 : 0);
-        sqlite3_bind_text(ins.get(), 5, stats->status.c_str(), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins.get(), 6, json.c_str(), int(json.size()), SQLITE_TRANSIENT);
-        ins.step();
-        const int64_t id = sqlite3_last_insert_rowid(db_);
-        exec("COMMIT");
-        return id;
-    } catch (...) {
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
+    Transaction tx(*catalog_, Transaction::Immediate);
+    auto del = catalog_->prepare("DELETE FROM chunks WHERE sha256 = ?1 AND offset = ?2");
+    for (const auto& row : deadRows) {
+        del.reset();
+        del.bindBlob(1, row.sha256.data(), row.sha256.size()).bind(2, row.offset).run();
     }
+    if (clearRunning)
+        catalog_->exec("UPDATE gc_state SET running = 0 WHERE id = 1");
+    int64_t id = -1;
+    if (stats) {
+        catalog_->prepare("INSERT INTO gc_runs(started, finished, generation, dry_run, status, stats_json) "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+            .bind(1, started)
+            .bind(2, now())
+            .bind(3, stats->generation)
+            .bind(4, stats->dryRun ? 1 : 0)
+            .bindText(5, stats->status)
+            .bindText(6, stats->toJson())
+            .run();
+        id = catalog_->lastInsertId();
+    }
+    tx.commit();
+    return id;
 }
 
 bool GcCatalog::running()
 {
-    Statement q(db_, path_, "SELECT running FROM gc_state WHERE id = 1");
-    return q.step() && sqlite3_column_int64(q.get(), 0) != 0;
+    auto lock = catalog_->lock();
+    auto q = catalog_->prepare("SELECT running FROM gc_state WHERE id = 1");
+    return q.step() && q.i64(0) != 0;
 }
 
 std::vector<GcRun> GcCatalog::runs(int64_t onlyId)
 {
+    auto lock = catalog_->lock();
     std::vector<GcRun> out;
-    Statement q(db_, path_, onlyId >= 0
-                                ? "SELECT id, started, finished, generation, dry_run, status, stats_json FROM gc_runs WHERE id = ?"
-                                : "SELECT id, started, finished, generation, dry_run, status, stats_json FROM gc_runs ORDER BY id DESC");
+    auto q = catalog_->prepare(
+        onlyId >= 0 ? "SELECT id, started, finished, generation, dry_run, status, stats_json FROM gc_runs WHERE id = ?1"
+                    : "SELECT id, started, finished, generation, dry_run, status, stats_json FROM gc_runs ORDER BY id DESC");
     if (onlyId >= 0)
-        sqlite3_bind_int64(q.get(), 1, onlyId);
+        q.bind(1, onlyId);
     while (q.step()) {
         GcRun r;
-        r.id = sqlite3_column_int64(q.get(), 0);
-        r.started = sqlite3_column_double(q.get(), 1);
-        r.finished = sqlite3_column_double(q.get(), 2);
-        r.generation = uint64_t(sqlite3_column_int64(q.get(), 3));
-        r.dryRun = sqlite3_column_int64(q.get(), 4) != 0;
-        const unsigned char* status = sqlite3_column_text(q.get(), 5);
-        r.status = status ? reinterpret_cast<const char*>(status) : "";
-        const unsigned char* json = sqlite3_column_text(q.get(), 6);
-        if (json && *json) {
+        r.id = q.i64(0);
+        r.started = q.real(1);
+        r.finished = q.real(2);
+        r.generation = uint64_t(q.i64(3));
+        r.dryRun = q.i64(4) != 0;
+        r.status = q.text(5);
+        const std::string json = q.text(6);
+        if (!json.empty()) {
             try {
-                r.stats = GcStats::fromJson(reinterpret_cast<const char*>(json));
+                r.stats = GcStats::fromJson(json);
             } catch (const Error& e) {
                 r.stats.error = "stats_json of run " + std::to_string(r.id) + " is unreadable: " + e.what();
             }

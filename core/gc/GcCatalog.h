@@ -14,18 +14,21 @@
 #include "core/gc/Gc.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
-struct sqlite3;
-
 namespace cs::pack { class Pack; }
+namespace cs::store { class Catalog; }
 
 namespace cs::gc {
 
 class GcCatalog {
 public:
-    explicit GcCatalog(const std::string& path);
+    // Opens the store's catalog through the one SQLite layer after checking
+    // its schema (store::checkStoreSchema: an empty, foreign, damaged or
+    // newer catalog is refused). readOnly: a dry run's reads only.
+    explicit GcCatalog(const std::string& path, bool readOnly = false);
     ~GcCatalog();
     GcCatalog(const GcCatalog&) = delete;
     GcCatalog& operator=(const GcCatalog&) = delete;
@@ -56,9 +59,8 @@ public:
     std::vector<GcRun> runs(int64_t onlyId = -1);
 
 private:
-    void exec(const char* sql);
     std::string path_;
-    sqlite3* db_ = nullptr;
+    std::unique_ptr<store::Catalog> catalog_;
 };
 
 } // namespace cs::gc

@@ -4,6 +4,8 @@
 #include "core/util/Error.h"
 
 #include <sys/stat.h>
+#include <cerrno>
+#include <algorithm>
 #include <zstd.h>
 
 #include <cstring>
@@ -49,21 +51,34 @@ std::unique_ptr<Pack> Pack::open(const std::string& dir, bool create)
     std::unique_ptr<Pack> p(new Pack());
     p->dir_ = dir;
     const std::string control = p->filePath("control");
-    if (!fs::exists(control)) {
-        if (!create)
-            fail(dir, "not a cachescope pack (no control file)");
+    struct stat st {};
+    if (::lstat(control.c_str(), &st) != 0) {
+        if (errno != ENOENT)
+            failErrno(control, "cannot read the pack control file");
+        // Without control nobody knows which generation is current: guessing
+        // (or starting an empty one) would lose every merged entry.
+        std::vector<std::string> files;
         std::error_code ec;
+        for (const auto& e : fs::directory_iterator(dir, ec)) {
+            uint64_t gen = 0;
+            if (isGenerationFile(e.path().filename().string(), gen))
+                files.push_back(e.path().filename().string());
+        }
+        if (!create || !files.empty())
+            fail(control, std::string("is missing") + (files.empty() ? "" : " while the folder holds " + files.front()
+                                                                             + (files.size() > 1 ? " and more" : ""))
+                              + "; refusing to guess which generation is current, nothing was changed: "
+                                "store fsck cannot check the store without it and fsck --repair does not rebuild it; "
+                                "restore pack/control from a backup");
         fs::create_directories(dir, ec);
         if (ec)
             fail(dir, "cannot create the pack folder: " + ec.message());
         File::openAppend(p->filePath(suffixFileName(0))).sync();
         PackControl{}.writeAtomic(control);
     }
-    {
-        FileLock gc = p->tryLockGc();
-        if (gc.held())
-            p->removeLeftovers(); // reads control under the GC lock
-    }
+    // Opening never deletes: leftovers of an interrupted GC (files of other
+    // generations, *.tmp) are removed by the next GC or by fsck --repair
+    // (removeLeftovers), after they checked the control file.
     p->reload();
     return p;
 }
@@ -72,29 +87,55 @@ std::shared_ptr<Generation> Pack::loadGeneration(const PackControl& c) const
 {
     auto g = std::make_shared<Generation>();
     g->control = c;
-    g->suffix = File::openRead(filePath(suffixFileName(c.generation)));
-    if (c.generation > 0 && (c.prefixBytes > 0 || c.mappingRecords > 0)) {
-        g->prefix = File::openRead(filePath(prefixFileName(c.generation)));
+    const bool hasPrefix = c.generation > 0 && (c.prefixBytes > 0 || c.mappingRecords > 0);
+    std::vector<std::string> names{suffixFileName(c.generation)};
+    if (hasPrefix) {
+        names.push_back(prefixFileName(c.generation));
+        names.push_back(mappingFileName(c.generation));
+    }
+    for (const auto& n : names) {
+        struct stat st {};
+        if (::lstat(filePath(n).c_str(), &st) != 0 && errno == ENOENT)
+            throw MissingGenerationFile(filePath("control") + ": names generation " + std::to_string(c.generation)
+                                        + " but " + filePath(n) + " is missing; refusing to open the pack, nothing "
+                                          "was changed (store fsck reports it; no repair can bring the objects back: "
+                                          "restore the file from a backup)");
+    }
+    g->suffix = File::openRead(filePath(names[0]));
+    if (hasPrefix) {
+        g->prefix = File::openRead(filePath(names[1]));
         if (g->prefix.size() != c.prefixBytes)
             fail(g->prefix.path(), "prefix has " + std::to_string(g->prefix.size()) + " bytes, the control file says "
                                        + std::to_string(c.prefixBytes));
-        g->mapping = MappingFile::open(filePath(mappingFileName(c.generation)), c.mappingRecords);
+        g->mapping = MappingFile::open(filePath(names[2]), c.mappingRecords);
     }
     return g;
 }
 
 bool Pack::reload()
 {
-    const PackControl c = PackControl::read(filePath("control"));
-    {
-        std::lock_guard lock(genMutex_);
-        if (gen_ && gen_->control == c)
-            return false;
+    PackControl c = PackControl::read(filePath("control"));
+    for (int attempt = 0;; ++attempt) {
+        {
+            std::lock_guard lock(genMutex_);
+            if (gen_ && gen_->control == c)
+                return false;
+        }
+        try {
+            auto g = loadGeneration(c);
+            std::lock_guard lock(genMutex_);
+            gen_ = std::move(g);
+            return true;
+        } catch (const MissingGenerationFile&) {
+            // A GC may have swapped generations and removed these files
+            // between our read of control and the opens: the new control
+            // names files that exist. The same control twice is real damage.
+            const PackControl again = PackControl::read(filePath("control"));
+            if (again == c || attempt >= 16)
+                throw;
+            c = again;
+        }
     }
-    auto g = loadGeneration(c);
-    std::lock_guard lock(genMutex_);
-    gen_ = std::move(g);
-    return true;
 }
 
 std::shared_ptr<const Generation> Pack::generation() const
@@ -266,8 +307,43 @@ std::vector<uint64_t> Pack::appendAll(const std::vector<std::string>& objects)
         offsets.push_back(split + pos + joined.size());
         joined += o;
     }
-    writer_.writeAt(joined.data(), joined.size(), pos);
+    try {
+        writer_.writeAt(joined.data(), joined.size(), pos);
+    } catch (...) {
+        // A short write (ENOSPC) leaves a torn object at the end: nobody can
+        // reference it, and we still hold the lock, so it is ours to drop.
+        try {
+            writer_.truncate(pos);
+        } catch (const Error&) {
+        }
+        throw;
+    }
     return offsets;
+}
+
+uint64_t Pack::dropOwnTail(std::vector<std::pair<uint64_t, uint64_t>> ranges)
+{
+    // Never while a GC runs: its split may lie above our objects, and offsets
+    // below a split that appends reuse would be collected by it.
+    const FileLock gc = tryLockGc();
+    if (!gc.held())
+        return 0;
+    std::lock_guard m(appendMutex_);
+    FileLock lock(filePath("append.lock"), FileLock::Exclusive);
+    refreshWriterLocked();
+    const uint64_t split = generation()->control.split;
+    const uint64_t end = split + writer_.size();
+    std::sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    uint64_t cut = end;
+    for (const auto& [offset, length] : ranges) {
+        if (offset + length != cut || offset < split)
+            break;
+        cut = offset;
+    }
+    if (cut == end)
+        return 0;
+    writer_.truncate(cut - split);
+    return end - cut;
 }
 
 void Pack::sync()
@@ -297,17 +373,28 @@ FileLock Pack::tryLockGc() const
     return FileLock::tryLock(filePath("gc.lock"), FileLock::Exclusive);
 }
 
-void Pack::removeLeftovers()
+std::vector<std::string> Pack::leftovers() const
 {
     const PackControl c = PackControl::read(filePath("control"));
+    loadGeneration(c); // the current generation must open before anything else counts as a leftover
+    std::vector<std::string> names;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
         const std::string name = e.path().filename().string();
         uint64_t gen = 0;
         const bool tmp = name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
         if (tmp || (isGenerationFile(name, gen) && gen != c.generation))
-            fs::remove(e.path(), ec);
+            names.push_back(name);
     }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+void Pack::removeLeftovers()
+{
+    std::error_code ec;
+    for (const auto& name : leftovers())
+        fs::remove(filePath(name), ec);
 }
 
 } // namespace cs::pack

@@ -21,6 +21,7 @@
 #include "core/pack/MappingFile.h"
 #include "core/pack/ObjectFormat.h"
 #include "core/pack/PackControl.h"
+#include "core/util/Error.h"
 #include "core/util/File.h"
 
 #include <memory>
@@ -48,11 +49,21 @@ struct PackSizes {
     uint64_t total() const { return suffixBytes + prefixBytes + mappingBytes; }
 };
 
+// Control names a generation whose file is gone (after re-reading control:
+// a GC swapping generations meanwhile is not this).
+class MissingGenerationFile : public Error {
+public:
+    using Error::Error;
+};
+
 class Pack {
 public:
-    // Opens dir (the pack folder). With create, makes an empty generation 0
-    // when there is no control file. Removes leftovers of an interrupted GC
-    // (files of other generations, *.tmp) when no GC is running.
+    // Opens dir (the pack folder) at the generation control names. Doubt
+    // stops it: a missing or unreadable control file, or a generation whose
+    // files are gone, throw cs::Error naming the file. With create, makes an
+    // empty generation 0 when there is no control file AND no generation
+    // file in the folder (a new store). Opening never deletes anything
+    // (removeLeftovers is for GC and fsck --repair).
     static std::unique_ptr<Pack> open(const std::string& dir, bool create);
 
     const std::string& dir() const { return dir_; }
@@ -82,6 +93,12 @@ public:
     // Drops suffix bytes past logicalEnd (objects torn or never committed
     // before a crash). Only offsets >= split can be dropped.
     void truncateTail(uint64_t logicalEnd);
+    // Undoes appends of a failed operation: given the [offset, offset+length)
+    // ranges it appended (and never made reachable), truncates the suffix
+    // back over those that are at its end now, so objects others appended
+    // after them stay. Does nothing while a GC runs (offsets below its split
+    // must not be reused). Returns the bytes dropped.
+    uint64_t dropOwnTail(std::vector<std::pair<uint64_t, uint64_t>> ranges);
 
     // For GC: while an AppendGuard lives no append happens in any process.
     class AppendGuard {
@@ -94,8 +111,11 @@ public:
     AppendGuard lockAppends() { return AppendGuard(*this); }
     // The GC lock (non-blocking); unheld when a GC is already running.
     FileLock tryLockGc() const;
-    // Removes files of generations other than the current one and *.tmp;
-    // the caller holds the GC lock.
+    // Names (in dir()) of files of generations other than the current one and
+    // of *.tmp files: what an interrupted GC left. Throws, listing nothing,
+    // when control or the current generation's files do not check out.
+    std::vector<std::string> leftovers() const;
+    // Removes leftovers(); the caller holds the GC lock.
     void removeLeftovers();
 
 private:

@@ -59,7 +59,13 @@ PackControl PackControl::parse(const std::string& text, const std::string& path)
 
 PackControl PackControl::read(const std::string& path)
 {
-    return parse(readWholeFile(path, 4096), path);
+    try {
+        return parse(readWholeFile(path, 4096), path);
+    } catch (const Error& e) {
+        // Doubt about which generation is current stops every command.
+        throw Error(std::string(e.what()) + "; refusing to open the pack, nothing was changed (fsck --repair does "
+                                            "not rebuild the control file: restore pack/control from a backup)");
+    }
 }
 
 void PackControl::writeAtomic(const std::string& path) const

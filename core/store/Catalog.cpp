@@ -226,6 +226,14 @@ Catalog::Catalog(const std::string& path, OpenMode mode) : path_(path), mode_(mo
         case OpenMode::ReadWrite:
             sqlite3_busy_timeout(db_, 60000);
             exec("PRAGMA journal_mode=WAL");
+            {
+                // Keep -wal and -shm when the last connection closes: a full
+                // disk must not stop the next open (a new -shm needs 32 KiB)
+                // nor the eviction that frees space (it writes into the WAL
+                // space already allocated).
+                int persist = 1;
+                sqlite3_file_control(db_, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+            }
             exec("PRAGMA synchronous=FULL");
             exec("PRAGMA foreign_keys=ON");
             break;

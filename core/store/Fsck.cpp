@@ -89,42 +89,25 @@ std::vector<FsckProblem> Store::fsck(Job& job)
                     "the catalog lists " + std::to_string(parts.size()) + " parts, the entry says "
                         + std::to_string(e.partCount));
             for (const auto& p : parts) {
-                const std::string path = d->partPath(e.id, p.index);
-                std::error_code ec;
-                const auto size = fs::file_size(path, ec);
-                if (ec)
-                    add(e.id, e.key, p.index, path + ": part " + std::to_string(p.index) + " is missing");
-                else if (size != p.size)
-                    add(e.id, e.key, p.index,
-                        path + ": part " + std::to_string(p.index) + " has " + std::to_string(size)
-                            + " bytes, expected " + std::to_string(p.size));
+                job.checkCancel();
+                if (auto problem = d->partProblem(e.id, e.key, p))
+                    add(e.id, e.key, p.index, *problem);
             }
         }
         if (e.state != EntryState::Uploading)
             doneBytes += e.size;
     }
-    // The dedup index: a wrong row would make later merges reference the wrong bytes.
-    {
-        std::vector<std::tuple<std::string, uint64_t, uint64_t>> rows;
-        {
-            auto lock = d->catalog->lock();
-            auto q = d->catalog->prepare("SELECT sha256, offset, raw_size FROM chunks ORDER BY offset");
-            while (q.step())
-                rows.emplace_back(q.blob(0), uint64_t(q.i64(1)), uint64_t(q.i64(2)));
-        }
-        for (const auto& [sha, offset, raw] : rows) {
-            job.checkCancel();
-            try {
-                const pack::ObjectHeader h = d->pack->readHeader(offset);
-                if (h.kind != pack::ObjectKind::Chunk)
-                    add(0, {}, offset, "dedup index row points at a node, not a chunk");
-                else if (sha.size() != 32 || std::memcmp(sha.data(), h.sha256.data(), 32) != 0 || h.rawSize != raw)
-                    add(0, {}, offset, "dedup index row does not match the chunk header at its offset");
-            } catch (const std::exception& ex) {
-                add(0, {}, offset, std::string("dedup index row: ") + ex.what());
-            }
-        }
-    }
+    // The dedup index: a wrong row would make later merges reference the
+    // wrong bytes (merges refuse such rows; fsck --repair deletes them).
+    for (const auto& r : d->badDedupRows(job))
+        add(0, {}, r.offset, r.why + "; store fsck --repair deletes the row");
+    // Uploads nobody finished.
+    const double now = nowSeconds();
+    for (const auto& e : d->staleUploads(now))
+        problems.push_back(staleUploadProblem(e, now));
+    // Files an interrupted GC left in pack/.
+    for (auto& p : d->findPackLeftovers())
+        problems.push_back(std::move(p));
     // Parts no row references (Store.h, "Orphaned parts"): leaked disk space.
     for (auto& o : d->findOrphans(job))
         problems.push_back(std::move(o));

@@ -9,7 +9,14 @@
 #include "core/util/Error.h"
 #include "core/util/File.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 #include <map>
+#include <thread>
 
 namespace cs::store {
 
@@ -34,6 +41,7 @@ struct MergeAttempt {
     std::map<Digest, std::optional<uint64_t>, DigestLess> offsets;  // sha -> offset once known
     std::vector<std::pair<Digest, uint32_t>> order;                  // the entry's chunks in order
     std::vector<NewChunk> appended;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;   // every object appended: (offset, length)
     uint64_t appendedBytes = 0;
     std::exception_ptr error;
     TaskGroup group;
@@ -49,6 +57,29 @@ struct MergeAttempt {
         if (!q.step())
             return std::nullopt;
         return uint64_t(q.i64(0));
+    }
+
+    // A dedup row is only trusted when the chunk at its offset is that
+    // chunk: after the pack lost its tail (truncated, restored from an older
+    // backup) a row past the end would make the entry reference nothing.
+    void checkDedupRow(const Digest& sha, uint64_t offset)
+    {
+        std::string why;
+        try {
+            const pack::ObjectHeader h = d.pack->readHeader(offset);
+            if (h.kind != pack::ObjectKind::Chunk || h.sha256 != sha)
+                why = "which holds another object";
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            why = std::string("which cannot be read (") + e.what() + ")";
+        }
+        if (!why.empty())
+            fail(d.catalog->path(), "the dedup row of chunk " + hexOf(sha).substr(0, 16) + " names pack offset "
+                                        + std::to_string(offset) + ", " + why
+                                        + "; the pack lost objects the catalog knows, so nothing was merged and the "
+                                          "parts stay: store fsck lists the rows and the entries that lost objects, "
+                                          "store fsck --repair deletes the rows");
     }
 
     // Runs on a pool thread.
@@ -68,11 +99,14 @@ struct MergeAttempt {
             }
             if (claimed && !error) {
                 std::optional<uint64_t> off = lookupChunk(sha);
+                if (off)
+                    checkDedupRow(sha, *off);
                 if (!off) {
                     const std::string frame = pack::compressChunkFrame(data.data(), data.size(), level);
                     const std::string object = pack::encodeChunk(sha, uint32_t(data.size()), frame);
                     off = d.pack->append(object);
                     std::lock_guard g(mutex);
+                    ranges.emplace_back(*off, object.size());
                     appended.push_back({sha, *off, uint32_t(data.size()), object.size()});
                     appendedBytes += object.size();
                 }
@@ -88,7 +122,80 @@ struct MergeAttempt {
     }
 };
 
+struct RedoMerge {};
+struct AlreadyMerged {};
+
+// Merges of one entry queue, in every process: an exclusive flock on its
+// parts folder (two open file descriptions conflict even in one process, so
+// threads with separate Store objects queue too). Waits with cancel checks.
+// When the folder is gone the entry was merged or evicted meanwhile: no
+// lock, the caller re-reads the row.
+class EntryMergeLock {
+public:
+    EntryMergeLock(const std::string& folder, Job& job)
+    {
+        fd_ = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd_ < 0)
+            return;
+        while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+            if (errno != EWOULDBLOCK && errno != EINTR) {
+                const int err = errno;
+                ::close(fd_);
+                errno = err;
+                failErrno(folder, "cannot lock the part folder for a merge");
+            }
+            if (job.isCancelled()) {
+                ::close(fd_);
+                throw Cancelled();
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+    ~EntryMergeLock()
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+    EntryMergeLock(const EntryMergeLock&) = delete;
+    EntryMergeLock& operator=(const EntryMergeLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
 } // namespace
+
+void Store::Impl::dropAppended(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const
+{
+    if (ranges.empty())
+        return;
+    try {
+        pack->dropOwnTail(ranges);
+    } catch (const std::exception&) {
+        // Garbage GC reclaims; the merge's own error matters more.
+    }
+}
+
+void Store::Impl::clearStaleGcFlag() const
+{
+    {
+        auto lock = catalog->lock();
+        auto q = catalog->prepare("SELECT running FROM gc_state WHERE id=1");
+        if (!q.step() || q.i64(0) == 0)
+            return;
+    }
+    // A GC holds its lock from before it sets running=1 until it ends; a
+    // free lock means the GC that set it failed or died. Its catalog
+    // transaction (dead rows deleted, running=0) comes before its swap, so
+    // with running=1 still set no generation was swapped and every chunk row
+    // is valid: clearing the flag lets dedup use all of them again.
+    FileLock gc = pack->tryLockGc();
+    if (!gc.held())
+        return;
+    Transaction tx(*catalog, Transaction::Immediate);
+    catalog->exec("UPDATE gc_state SET running=0 WHERE id=1");
+    tx.commit();
+}
 
 MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes)
 {
@@ -96,6 +203,25 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
     result.entryId = e.id;
     result.key = e.key;
     result.bytes = e.size;
+    // Another merge of this entry (another process, another Store) finishes
+    // first; then there is nothing left to do but stream from the pack.
+    EntryMergeLock entryLock(partsDir(e.id), job);
+    {
+        const auto now = entry(e.id);
+        if (!now)
+            throw Error(dir + ": entry '" + e.key + "' was removed before it could be merged");
+        if (now->state == EntryState::Merged) {
+            if (tee) {
+                restoreMerged(*now, -1, tee, 0, job);
+                if (teeBytes)
+                    *teeBytes += now->size;
+            }
+            result.merged = false;
+            result.rootOffset = now->rootOffset;
+            return result;
+        }
+    }
+    clearStaleGcFlag();
     const auto parts = partRows(e.id);
     if (parts.size() != e.partCount)
         throw Error(dir + ": entry '" + e.key + "' lists " + std::to_string(parts.size()) + " parts, expected "
@@ -114,127 +240,150 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
         }
         const Sink* sink = attempt == 0 ? tee : nullptr;
         MergeAttempt m(*this, options.compressionLevel);
-        Chunker chunker(options.chunker);
-        std::string current;
-        size_t seq = 0;
-        auto submit = [&] {
-            m.group.waitBelow(maxInFlight);
-            {
-                std::lock_guard g(m.mutex);
-                m.order.emplace_back();
-            }
-            const size_t s = seq++;
-            m.group.add(current.size());
-            TaskPool::shared().submit([&m, s, data = std::move(current)]() mutable { m.process(s, std::move(data)); });
-            current = std::string();
-        };
-        Sha256 whole;
-        uint64_t total = 0;
-        const size_t blockSize = 256u << 10;
-        std::vector<uint8_t> block(blockSize);
         try {
-            for (const auto& p : parts) {
-                File f = File::openRead(partPath(e.id, p.index));
-                if (f.size() != p.size)
-                    fail(f.path(), "part has " + std::to_string(f.size()) + " bytes, the catalog says "
-                                       + std::to_string(p.size));
-                uint64_t pos = 0;
-                while (pos < p.size) {
-                    job.checkCancel();
-                    {
-                        std::lock_guard g(m.mutex);
-                        if (m.error)
-                            std::rethrow_exception(m.error);
+            Chunker chunker(options.chunker);
+            std::string current;
+            size_t seq = 0;
+            auto submit = [&] {
+                m.group.waitBelow(maxInFlight);
+                {
+                    std::lock_guard g(m.mutex);
+                    m.order.emplace_back();
+                }
+                const size_t s = seq++;
+                m.group.add(current.size());
+                TaskPool::shared().submit([&m, s, data = std::move(current)]() mutable { m.process(s, std::move(data)); });
+                current = std::string();
+            };
+            Sha256 whole;
+            uint64_t total = 0;
+            const size_t blockSize = 256u << 10;
+            std::vector<uint8_t> block(blockSize);
+            try {
+                for (const auto& p : parts) {
+                    File f = File::openRead(partPath(e.id, p.index));
+                    if (f.size() != p.size)
+                        fail(f.path(), "part has " + std::to_string(f.size()) + " bytes, the catalog says "
+                                           + std::to_string(p.size));
+                    uint64_t pos = 0;
+                    while (pos < p.size) {
+                        job.checkCancel();
+                        {
+                            std::lock_guard g(m.mutex);
+                            if (m.error)
+                                std::rethrow_exception(m.error);
+                        }
+                        const size_t want = size_t(std::min<uint64_t>(blockSize, p.size - pos));
+                        f.readAt(block.data(), want, pos);
+                        pos += want;
+                        whole.update(block.data(), want);
+                        if (sink) {
+                            (*sink)(block.data(), want);
+                            if (teeBytes)
+                                *teeBytes += want;
+                        }
+                        size_t used = 0;
+                        while (used < want) {
+                            bool cut = false;
+                            const size_t n = chunker.feed(block.data() + used, want - used, cut);
+                            if (current.capacity() == 0)
+                                current.reserve(chunker.params().avgSize);
+                            current.append(reinterpret_cast<const char*>(block.data() + used), n);
+                            used += n;
+                            if (cut)
+                                submit();
+                        }
+                        total += want;
+                        job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
                     }
-                    const size_t want = size_t(std::min<uint64_t>(blockSize, p.size - pos));
-                    f.readAt(block.data(), want, pos);
-                    pos += want;
-                    whole.update(block.data(), want);
-                    if (sink) {
-                        (*sink)(block.data(), want);
-                        if (teeBytes)
-                            *teeBytes += want;
-                    }
-                    size_t used = 0;
-                    while (used < want) {
-                        bool cut = false;
-                        const size_t n = chunker.feed(block.data() + used, want - used, cut);
-                        if (current.capacity() == 0)
-                            current.reserve(chunker.params().avgSize);
-                        current.append(reinterpret_cast<const char*>(block.data() + used), n);
-                        used += n;
-                        if (cut)
-                            submit();
-                    }
-                    total += want;
-                    job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
+                }
+                if (!current.empty())
+                    submit();
+            } catch (...) {
+                m.group.waitAll();
+                throw;
+            }
+            m.group.waitAll();
+            if (m.error)
+                std::rethrow_exception(m.error);
+            if (total != e.size || hexOf(whole.finish()) != e.sha256)
+                {
+                // Name the part when its CRC-32C tells which one changed.
+                for (const auto& p : parts)
+                    if (auto problem = partProblem(e.id, e.key, p))
+                        throw Error(*problem + " (entry '" + e.key + "'); nothing was merged");
+                fail(partsDir(e.id), "the parts of entry '" + e.key + "' no longer match the size and SHA-256 recorded at commit");
+            }
+
+            std::vector<pack::ChildRef> refs;
+            refs.reserve(m.order.size());
+            for (const auto& [sha, size] : m.order)
+                refs.push_back({*m.offsets.at(sha), size});
+            uint64_t appended = m.appendedBytes;
+            const uint64_t root = writeTree(*pack, refs, appended, &m.ranges);
+            pack->sync();
+            job.checkCancel();
+            if (options.beforeMergeCommit)
+                options.beforeMergeCommit(e.id);
+
+            Transaction tx(*catalog, Transaction::Immediate);
+            {
+                auto q = catalog->prepare("SELECT epoch FROM gc_state WHERE id=1");
+                if (q.step() && q.i64(0) != epoch0) {
+                    // A GC started after we began: objects we reused or appended may
+                    // lie below its split and be missing from its roots. Redo.
+                    throw RedoMerge{};   // the transaction rolls back
                 }
             }
-            if (!current.empty())
-                submit();
-        } catch (...) {
+            auto st = catalog->prepare("SELECT state FROM entries WHERE id=?1");
+            st.bind(1, e.id);
+            if (!st.step())
+                throw Error(dir + ": entry '" + e.key + "' was removed while it was being merged");
+            const std::string state = st.text(0);
+            if (state == "merged")
+                throw AlreadyMerged{};
+            if (state != "unmerged")
+                throw Error(dir + ": entry '" + e.key + "' is " + state + ", it cannot be merged");
+            catalog->prepare("UPDATE entries SET state='merged', root_offset=?2 WHERE id=?1").bind(1, e.id).bind(2, root).run();
+            auto ins = catalog->prepare(
+                "INSERT INTO chunks(sha256, offset, raw_size, stored_size) VALUES(?1, ?2, ?3, ?4) "
+                "ON CONFLICT(sha256) DO UPDATE SET offset=excluded.offset, stored_size=excluded.stored_size "
+                "WHERE (SELECT running FROM gc_state WHERE id=1)=1 "
+                "AND chunks.offset < (SELECT split FROM gc_state WHERE id=1) "
+                "AND excluded.offset >= (SELECT split FROM gc_state WHERE id=1)");
+            for (const auto& c : m.appended) {
+                ins.reset();
+                ins.bindBlob(1, c.sha.data(), c.sha.size()).bind(2, c.offset).bind(3, c.rawSize).bind(4, c.storedSize).run();
+            }
+            tx.commit();
+            killPoint("merge remove");
+            removeParts(e.id);
+            result.merged = true;
+            result.chunks = refs.size();
+            result.newChunks = m.appended.size();
+            result.appendedBytes = appended;
+            result.rootOffset = root;
+            return result;
+        } catch (const RedoMerge&) {
+            // A GC started after we began: objects we reused or appended may
+            // lie below its split and be missing from its roots. Redo.
             m.group.waitAll();
+            dropAppended(m.ranges);
+            result.redone++;
+            continue;
+        } catch (const AlreadyMerged&) {
+            m.group.waitAll();
+            dropAppended(m.ranges);
+            result.merged = false;
+            result.rootOffset = entry(e.id).value_or(EntryRow{}).rootOffset;
+            return result;
+        } catch (...) {
+            // Nothing references what this attempt appended: give the space
+            // back (a full disk must not grow the pack by each failed merge).
+            m.group.waitAll();
+            dropAppended(m.ranges);
             throw;
         }
-        m.group.waitAll();
-        if (m.error)
-            std::rethrow_exception(m.error);
-        if (total != e.size || hexOf(whole.finish()) != e.sha256)
-            fail(partsDir(e.id), "the parts of entry '" + e.key + "' no longer match the size and SHA-256 recorded at commit");
-
-        std::vector<pack::ChildRef> refs;
-        refs.reserve(m.order.size());
-        for (const auto& [sha, size] : m.order)
-            refs.push_back({*m.offsets.at(sha), size});
-        uint64_t appended = m.appendedBytes;
-        const uint64_t root = writeTree(*pack, refs, appended);
-        pack->sync();
-        job.checkCancel();
-        if (options.beforeMergeCommit)
-            options.beforeMergeCommit(e.id);
-
-        Transaction tx(*catalog, Transaction::Immediate);
-        {
-            auto q = catalog->prepare("SELECT epoch FROM gc_state WHERE id=1");
-            if (q.step() && q.i64(0) != epoch0) {
-                // A GC started after we began: objects we reused or appended may
-                // lie below its split and be missing from its roots. Redo.
-                result.redone++;
-                continue;   // the transaction rolls back
-            }
-        }
-        auto st = catalog->prepare("SELECT state FROM entries WHERE id=?1");
-        st.bind(1, e.id);
-        if (!st.step())
-            throw Error(dir + ": entry '" + e.key + "' was removed while it was being merged");
-        const std::string state = st.text(0);
-        if (state == "merged") {
-            result.merged = false;
-            result.rootOffset = entry(e.id)->rootOffset;
-            return result;
-        }
-        if (state != "unmerged")
-            throw Error(dir + ": entry '" + e.key + "' is " + state + ", it cannot be merged");
-        catalog->prepare("UPDATE entries SET state='merged', root_offset=?2 WHERE id=?1").bind(1, e.id).bind(2, root).run();
-        auto ins = catalog->prepare(
-            "INSERT INTO chunks(sha256, offset, raw_size, stored_size) VALUES(?1, ?2, ?3, ?4) "
-            "ON CONFLICT(sha256) DO UPDATE SET offset=excluded.offset, stored_size=excluded.stored_size "
-            "WHERE (SELECT running FROM gc_state WHERE id=1)=1 "
-            "AND chunks.offset < (SELECT split FROM gc_state WHERE id=1) "
-            "AND excluded.offset >= (SELECT split FROM gc_state WHERE id=1)");
-        for (const auto& c : m.appended) {
-            ins.reset();
-            ins.bindBlob(1, c.sha.data(), c.sha.size()).bind(2, c.offset).bind(3, c.rawSize).bind(4, c.storedSize).run();
-        }
-        tx.commit();
-        killPoint("merge remove");
-        removeParts(e.id);
-        result.merged = true;
-        result.chunks = refs.size();
-        result.newChunks = m.appended.size();
-        result.appendedBytes = appended;
-        result.rootOffset = root;
-        return result;
     }
 }
 

@@ -233,6 +233,7 @@ OrphanRemoval Store::removeOrphans(Job& job)
         out.removed.push_back(o);
         out.bytes += o.bytes.value_or(0);
     }
+    d->repairBeyondParts(out, job);
     job.setStepProgress(1.0);
     return out;
 }

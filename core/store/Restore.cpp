@@ -25,13 +25,19 @@ std::atomic<uint64_t> tempCounter{0};
 
 // The last access only orders eviction: losing the newest few on a power
 // cut is harmless, an fsync per restore is not (see Catalog::withoutFsync).
+// Nor may it fail a restore: a read-only store or a full disk still restores.
 void touch(Catalog& catalog, int64_t id)
 {
-    catalog.withoutFsync([&] {
-        Transaction tx(catalog, Transaction::Immediate);
-        catalog.prepare("UPDATE entries SET last_access=?2 WHERE id=?1").bind(1, id).bind(2, nowSeconds()).run();
-        tx.commit();
-    });
+    if (catalog.readOnly())
+        return;
+    try {
+        catalog.withoutFsync([&] {
+            Transaction tx(catalog, Transaction::Immediate);
+            catalog.prepare("UPDATE entries SET last_access=?2 WHERE id=?1").bind(1, id).bind(2, nowSeconds()).run();
+            tx.commit();
+        });
+    } catch (const Error&) {
+    }
 }
 
 struct DecodeWindow {

@@ -5,6 +5,7 @@
 #include "core/store/Catalog.h"
 
 #include "core/util/Error.h"
+#include "core/util/Escape.h"
 
 #include <string>
 #include <vector>
@@ -147,23 +148,75 @@ CREATE TRIGGER entries_generation_access AFTER UPDATE OF last_access ON entries
 WHEN old.last_access IS NOT new.last_access
 BEGIN UPDATE entries_generation SET access = access + 1 WHERE id = 1; END;
 )SQL",
+        // 4: a CRC-32C per part, computed at commit, so fsck finds bytes that
+        // changed on disk in an unmerged part of the same size (and a merge or
+        // restore that finds the entry's SHA-256 wrong can name the part).
+        // NULL for parts committed before: checked by size only.
+        R"SQL(
+ALTER TABLE parts ADD COLUMN crc32c INTEGER;
+)SQL",
     };
     return list;
 }
 
+bool hasTable(Catalog& catalog, const char* name)
+{
+    auto q = catalog.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?1");
+    q.bindText(1, name);
+    q.step();
+    return q.i64(0) != 0;
+}
+
+// 0 when the database has no meta table or no version row (an empty file, a
+// database being created, or a foreign one: see checkStoreSchema).
 int readVersion(Catalog& catalog)
 {
-    auto exists = catalog.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
-    exists.step();
-    if (exists.i64(0) == 0)
+    if (!hasTable(catalog, "meta"))
         return 0;
     auto q = catalog.prepare("SELECT value FROM meta WHERE key='schema_version'");
     if (!q.step())
         return 0;
-    return std::stoi(q.text(0));
+    const std::string text = q.text(0);
+    int v = 0;
+    bool ok = !text.empty() && text.size() <= 9;
+    for (char c : text) {
+        if (c < '0' || c > '9') {
+            ok = false;
+            break;
+        }
+        v = v * 10 + (c - '0');
+    }
+    if (!ok || v == 0)
+        fail(catalog.path(), "meta.schema_version is '" + escapeControl(text.substr(0, 40))
+                                 + "', not a schema number; the catalog is damaged (no fsck can repair it: "
+                                   "restore catalog.db from a backup)");
+    return v;
 }
 
 } // namespace
+
+int checkStoreSchema(Catalog& catalog)
+{
+    auto lock = catalog.lock();
+    const int version = readVersion(catalog);
+    const int latest = latestSchemaVersion();
+    if (version > latest)
+        fail(catalog.path(), "catalog schema version " + std::to_string(version)
+                                 + " is newer than this cachescope understands (" + std::to_string(latest)
+                                 + "); nothing was changed: use a newer cachescope (store fsck refuses it too)");
+    if (version > 0)
+        return version;
+    // No version: an empty file or somebody else's database. Only `store
+    // init` makes a catalog, and only in a folder without a pack or parts.
+    auto q = catalog.prepare("SELECT count(*) FROM sqlite_master");
+    q.step();
+    if (q.i64(0) == 0)
+        fail(catalog.path(), "is an empty database, not a store catalog; refusing to treat it as an empty store "
+                             "(store gc would drop every object, fsck --repair every part): restore catalog.db "
+                             "from a backup, no fsck can rebuild it");
+    fail(catalog.path(), "is an SQLite database without the store's tables (meta.schema_version); it is not a "
+                         "cachescope catalog, nothing was changed (no fsck can repair it)");
+}
 
 int latestSchemaVersion() { return int(migrations().size()); }
 

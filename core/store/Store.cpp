@@ -3,8 +3,13 @@
 #include "core/store/StoreInternal.h"
 
 #include "core/jobs/Job.h"
+#include "core/util/Crc32c.h"
 #include "core/util/Error.h"
+#include "core/util/File.h"
 #include "core/util/KillPoint.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -109,12 +114,49 @@ std::optional<EntryRow> Store::Impl::entry(int64_t id) const
 std::vector<PartInfo> Store::Impl::partRows(int64_t id) const
 {
     auto lock = catalog->lock();
-    auto q = catalog->prepare("SELECT idx, size FROM parts WHERE entry_id=?1 ORDER BY idx");
+    auto q = catalog->prepare("SELECT idx, size, crc32c FROM parts WHERE entry_id=?1 ORDER BY idx");
     q.bind(1, id);
     std::vector<PartInfo> parts;
-    while (q.step())
-        parts.push_back({uint32_t(q.i64(0)), uint64_t(q.i64(1)), false});
+    while (q.step()) {
+        PartInfo p{uint32_t(q.i64(0)), uint64_t(q.i64(1)), false, std::nullopt};
+        if (!q.isNull(2))
+            p.crc32c = uint32_t(q.i64(2));
+        parts.push_back(p);
+    }
     return parts;
+}
+
+std::optional<std::string> Store::Impl::partProblem(int64_t id, const std::string& key, const PartInfo& p) const
+{
+    const std::string path = partPath(id, p.index);
+    (void)key;
+    const std::string what = path + ": part " + std::to_string(p.index);
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(path, ec)))
+        return what + " is missing";
+    try {
+        File f = File::openRead(path);
+        const uint64_t size = f.size();
+        if (size != p.size)
+            return what + " has " + std::to_string(size) + " bytes, the catalog says " + std::to_string(p.size);
+        if (!p.crc32c)
+            return std::nullopt;
+        std::vector<char> buf(1 << 20);
+        uint32_t crc = 0;
+        for (uint64_t pos = 0; pos < size;) {
+            const size_t got = f.readSomeAt(buf.data(), buf.size(), pos);
+            if (got == 0)
+                return what + " ends at byte " + std::to_string(pos) + ", before its " + std::to_string(size) + " bytes";
+            crc = crc32c(crc, buf.data(), got);
+            pos += got;
+        }
+        if (crc != *p.crc32c)
+            return what + " does not match the CRC-32C recorded at commit: its bytes changed on disk "
+                          "(no repair can restore them: evict the entry and upload it again)";
+        return std::nullopt;
+    } catch (const Error& e) {
+        return what + ": " + e.what();
+    }
 }
 
 std::vector<pack::ChildRef> Store::Impl::chunkList(uint64_t root, std::vector<ObjectInfo>* objects) const
@@ -155,13 +197,17 @@ std::vector<pack::ChildRef> Store::Impl::chunkList(uint64_t root, std::vector<Ob
     return chunks;
 }
 
-uint64_t writeTree(pack::Pack& pack, const std::vector<pack::ChildRef>& chunks, uint64_t& appended)
+uint64_t writeTree(pack::Pack& pack, const std::vector<pack::ChildRef>& chunks, uint64_t& appended,
+                   std::vector<std::pair<uint64_t, uint64_t>>* ranges)
 {
     // Every entry has a node root, even with 0 or 1 chunks.
     if (chunks.empty()) {
         const std::string node = pack::encodeNode({});
         appended += node.size();
-        return pack.append(node);
+        const uint64_t at = pack.append(node);
+        if (ranges)
+            ranges->emplace_back(at, node.size());
+        return at;
     }
     std::vector<pack::ChildRef> level = chunks;
     for (;;) {
@@ -181,6 +227,8 @@ uint64_t writeTree(pack::Pack& pack, const std::vector<pack::ChildRef>& chunks, 
         std::vector<pack::ChildRef> next;
         for (size_t i = 0; i < nodes.size(); ++i) {
             appended += nodes[i].size();
+            if (ranges)
+                ranges->emplace_back(offsets[i], nodes[i].size());
             next.push_back({offsets[i], sizes[i]});
         }
         if (next.size() == 1)
@@ -198,16 +246,56 @@ bool Store::isStore(const std::string& dir)
     return fs::is_regular_file(dir + "/catalog.db", ec) && fs::is_directory(dir + "/pack", ec);
 }
 
+namespace {
+
+// Whether this process may write the store: a read-only mount or folder
+// (or files) opens read-only, so it can still be listed and restored from.
+bool storeWritable(const std::string& dir)
+{
+    return ::access((dir + "/catalog.db").c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+}
+
+// The folder holds something a store wrote (pack objects or parts): then an
+// empty catalog.db is a lost catalog, not a store being created.
+bool holdsStoreData(const std::string& dir)
+{
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir + "/pack", ec))
+        if (e.path().filename() != "control" && e.is_regular_file(ec) && e.file_size(ec) > 0)
+            return true;
+    for (const auto& e : fs::directory_iterator(dir + "/parts", ec)) {
+        (void)e;
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
 std::unique_ptr<Store> Store::init(const std::string& dir, StoreOptions options)
 {
     std::error_code ec;
+    const std::string catalogPath = dir + "/catalog.db";
+    if (!fs::exists(fs::symlink_status(catalogPath, ec)) && holdsStoreData(dir))
+        fail(catalogPath, "is missing but the folder holds pack objects or parts; refusing to start an empty "
+                          "catalog beside them (store gc would then drop every object): restore catalog.db from a backup");
+    if (fs::exists(fs::symlink_status(catalogPath, ec))) {
+        // An existing catalog is only migrated; an empty or foreign one is
+        // doubt, unless the folder holds nothing yet (an init that crashed).
+        struct stat st {};
+        const bool empty = ::stat(catalogPath.c_str(), &st) == 0 && st.st_size == 0;
+        if (!(empty && !holdsStoreData(dir))) {
+            Catalog probe(catalogPath, OpenMode::ReadOnly);
+            checkStoreSchema(probe);
+        }
+    }
     fs::create_directories(dir + "/parts", ec);
     if (ec)
         fail(dir, "cannot create the store folder: " + ec.message());
     auto impl = std::make_unique<Impl>();
     impl->dir = dir;
     impl->options = std::move(options);
-    impl->catalog = std::make_unique<Catalog>(dir + "/catalog.db", true);
+    impl->catalog = std::make_unique<Catalog>(catalogPath, OpenMode::Create);
     migrateSchema(*impl->catalog);
     impl->pack = pack::Pack::open(dir + "/pack", true);
     return std::unique_ptr<Store>(new Store(std::move(impl)));
@@ -216,15 +304,30 @@ std::unique_ptr<Store> Store::init(const std::string& dir, StoreOptions options)
 std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
 {
     std::error_code ec;
-    if (!fs::is_regular_file(dir + "/catalog.db", ec))
+    const std::string catalogPath = dir + "/catalog.db";
+    if (!fs::is_regular_file(catalogPath, ec))
         fail(dir, "not a cachescope store (no catalog.db; create one with 'cachescope-cli store init')");
+    // Checked on a connection that changes nothing: a read-write open would
+    // switch an empty or foreign database to WAL before we could refuse it.
+    int version = 0;
+    {
+        Catalog probe(catalogPath, OpenMode::ReadOnly);
+        version = checkStoreSchema(probe);
+    }
     auto impl = std::make_unique<Impl>();
     impl->dir = dir;
     impl->options = std::move(options);
-    impl->catalog = std::make_unique<Catalog>(dir + "/catalog.db", false);
-    migrateSchema(*impl->catalog);
-    fs::create_directories(dir + "/parts", ec);
-    impl->pack = pack::Pack::open(dir + "/pack", true);
+    const bool writable = storeWritable(dir);
+    impl->catalog = std::make_unique<Catalog>(catalogPath, writable ? OpenMode::ReadWrite : OpenMode::ReadOnly);
+    if (writable) {
+        migrateSchema(*impl->catalog);
+        fs::create_directories(dir + "/parts", ec);
+    } else if (version < latestSchemaVersion()) {
+        fail(catalogPath, "has schema version " + std::to_string(version) + " and this store is read-only, so it "
+                          "cannot be migrated to " + std::to_string(latestSchemaVersion())
+                          + "; open it once with write access");
+    }
+    impl->pack = pack::Pack::open(dir + "/pack", false);
     return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 

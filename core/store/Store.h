@@ -231,6 +231,7 @@ struct PartInfo {
     uint32_t index = 0;
     uint64_t size = 0;
     bool present = false;        // the part file exists with that size
+    std::optional<uint32_t> crc32c;   // recorded at commit (schema 4 on); none for older parts
 };
 
 struct ObjectInfo {
@@ -305,9 +306,16 @@ public:
 
     // ---- Eviction, checks, statistics ----
     EvictResult evict(const EvictPolicy& policy, Job& job);
+    // Reads everything, changes nothing: entries decode, parts match their
+    // size and CRC-32C, dedup rows name their chunk, stale uploads, orphaned
+    // parts, files an interrupted GC left in pack/.
     std::vector<FsckProblem> fsck(Job& job);
-    // Deletes orphaned parts (see "Orphaned parts" above); never a part of an
-    // upload in progress or anything a catalog row references.
+    // `store fsck --repair`: deletes orphaned parts (see "Orphaned parts"
+    // above; never a part of an upload in progress or anything a catalog row
+    // references), stale uploads (reserved more than a day ago, with their
+    // parts), and, unless a GC is running, the files of other generations in
+    // pack/ (after control and the current generation checked out) and dedup
+    // rows that do not name their chunk. Never an entry or a pack object.
     OrphanRemoval removeOrphans(Job& job);
     // Walks the roots of live entries to count the pack bytes they reference.
     StoreStats stats(Job& job) const;

@@ -44,11 +44,19 @@ struct Store::Impl {
 
     std::optional<EntryRow> entry(int64_t id) const;
     std::vector<PartInfo> partRows(int64_t id) const;   // from the catalog (sizes), present not checked
+    // What is wrong with a committed part file (missing, another size, a
+    // CRC-32C other than the one recorded at commit), naming it; nothing when good.
+    std::optional<std::string> partProblem(int64_t id, const std::string& key, const PartInfo& part) const;
 
     // Merge: streams the parts of an unmerged entry through the chunker into
     // the pack and switches it to merged. tee (optional) receives the bytes
     // in order as they are read. Returns the result; throws on failure.
     MergeResult mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes);
+    // Truncates the pack back over objects a failed merge appended (Pack::dropOwnTail).
+    void dropAppended(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const;
+    // gc_state.running=1 while no GC holds the GC lock (one failed or died):
+    // clears it, so dedup uses every chunk row again.
+    void clearStaleGcFlag() const;
 
     // Restore of a merged entry: decodes chunks in parallel; when fd >= 0,
     // workers pwrite each chunk at its position (plus outOffset); otherwise
@@ -61,7 +69,28 @@ struct Store::Impl {
 
     // Orphaned parts as fsck problems (Orphans.cpp; see Store.h).
     std::vector<FsckProblem> findOrphans(Job& job) const;
+
+    // Repair.cpp: files of other generations and *.tmp in pack/ (empty while
+    // a GC runs), uploads reserved longer than kStaleUploadSeconds ago, and
+    // dedup rows that do not name their chunk.
+    std::vector<FsckProblem> findPackLeftovers() const;
+    std::vector<EntryRow> staleUploads(double now) const;
+    struct DedupRow {
+        std::string sha256;
+        uint64_t offset = 0;
+        uint64_t rawSize = 0;
+        std::string why;
+    };
+    std::vector<DedupRow> badDedupRows(Job& job) const;
+    // fsck --repair beyond orphaned parts: reaps stale uploads, and under the
+    // GC lock removes pack leftovers and deletes bad dedup rows.
+    void repairBeyondParts(OrphanRemoval& out, Job& job);
 };
+
+// An upload reserved this long ago and not committed is stale: fsck reports
+// it and fsck --repair removes it (so does evict --older-than).
+constexpr double kStaleUploadSeconds = 24 * 3600;
+FsckProblem staleUploadProblem(const EntryRow& e, double now);
 
 // CACHESCOPE_STORE_KILL_AT=point[:n]: SIGKILL the n-th time `point` is passed.
 void killPoint(const char* point);
@@ -69,7 +98,9 @@ void killPoint(const char* point);
 // Writes objects (chunks and nodes) for a list of chunk refs: nodes of at most
 // kMaxNodeChildren children, children before parents. Returns the root offset
 // and adds the bytes appended to appended.
-uint64_t writeTree(pack::Pack& pack, const std::vector<pack::ChildRef>& chunks, uint64_t& appended);
+// When ranges is given, (offset, length) of every node appended go there.
+uint64_t writeTree(pack::Pack& pack, const std::vector<pack::ChildRef>& chunks, uint64_t& appended,
+                   std::vector<std::pair<uint64_t, uint64_t>>* ranges = nullptr);
 
 std::string hexOf(const Digest& d);
 bool isRegularOrMissing(const std::string& path);

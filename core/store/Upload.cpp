@@ -3,6 +3,7 @@
 #include "core/store/StoreInternal.h"
 
 #include "core/jobs/Job.h"
+#include "core/util/Crc32c.h"
 #include "core/util/Error.h"
 #include "core/util/File.h"
 
@@ -134,6 +135,7 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
     // Hash the parts in order (outside the transaction: it can take a while).
     Sha256 sha;
     std::vector<uint64_t> sizes(n);
+    std::vector<uint32_t> crcs(n, 0);
     uint64_t total = 0;
     std::vector<char> buf(1 << 20);
     for (uint32_t i = 0; i < n; ++i) {
@@ -144,6 +146,7 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
             if (got == 0)
                 break;
             sha.update(buf.data(), got);
+            crcs[i] = crc32c(crcs[i], buf.data(), got);
             pos += got;
         }
         sizes[i] = pos;
@@ -168,10 +171,10 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
             d->catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, r).run();
         }
         d->catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, id).run();
-        auto ins = d->catalog->prepare("INSERT INTO parts(entry_id, idx, size) VALUES(?1, ?2, ?3)");
+        auto ins = d->catalog->prepare("INSERT INTO parts(entry_id, idx, size, crc32c) VALUES(?1, ?2, ?3, ?4)");
         for (uint32_t i = 0; i < n; ++i) {
             ins.reset();
-            ins.bind(1, id).bind(2, i).bind(3, sizes[i]).run();
+            ins.bind(1, id).bind(2, i).bind(3, sizes[i]).bind(4, crcs[i]).run();
         }
         const double now = nowSeconds();
         d->catalog->prepare("UPDATE entries SET state='unmerged', size=?2, sha256=?3, part_count=?4, created=?5, "
@@ -201,12 +204,14 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
 
 void Store::abortUpload(int64_t id)
 {
-    {
-        Transaction tx(*d->catalog, Transaction::Immediate);
-        d->catalog->prepare("DELETE FROM entries WHERE id=?1 AND state='uploading'").bind(1, id).run();
-        tx.commit();
-    }
-    d->removeParts(id);
+    // Parts first: on a full disk, the space they free is what lets the
+    // row's delete commit. A crash in between leaves an 'uploading' row
+    // without parts: a stale upload that fsck --repair reaps.
+    if (auto e = d->entry(id); e && e->state == EntryState::Uploading)
+        d->removeParts(id);
+    Transaction tx(*d->catalog, Transaction::Immediate);
+    d->catalog->prepare("DELETE FROM entries WHERE id=?1 AND state='uploading'").bind(1, id).run();
+    tx.commit();
 }
 
 EntryRow Store::putFile(const std::string& key, const std::string& path, Job& job, const std::string& version,
@@ -278,7 +283,12 @@ EntryRow Store::putFile(const std::string& key, const std::string& path, Job& jo
         job.checkCancel();
         return commit(id, count);
     } catch (...) {
-        abortUpload(id);
+        // The upload's own error is the one to report; a failed abort leaves
+        // a stale upload for fsck --repair.
+        try {
+            abortUpload(id);
+        } catch (const std::exception&) {
+        }
         throw;
     }
 }

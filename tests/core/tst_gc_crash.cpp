@@ -84,7 +84,13 @@ private slots:
         QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
                  qPrintable(QString("child ended with status %1").arg(status)));
 
-        s.reopen(packDir.toStdString()); // removes leftovers
+        s.reopen(packDir.toStdString()); // opens the old or the new generation, deletes nothing
+        {
+            // What the next GC or fsck --repair does first, under the GC lock.
+            const FileLock gcLock = s.pack().tryLockGc();
+            QVERIFY(gcLock.held());
+            s.pack().removeLeftovers();
+        }
         const uint64_t now = s.pack().sizes().generation;
         QCOMPARE(now, swapped ? generation + 1 : generation);
         const QString g = QString::number(now);

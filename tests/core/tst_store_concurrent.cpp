@@ -4,6 +4,7 @@
 // split rule while a GC runs.
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
+#include "core/pack/FileLock.h"
 
 #include "core/pack/Pack.h"
 
@@ -158,6 +159,9 @@ private slots:
         // A GC is running with its split at the current end: chunk rows below it
         // must not be reused (the GC may collect them).
         const uint64_t split = store->pack().end();
+        // (A GC holds its lock while running=1; a free lock means a dead GC.)
+        const cs::FileLock gcLock = cs::FileLock::tryLock(store->pack().filePath("gc.lock"), cs::FileLock::Exclusive);
+        QVERIFY(gcLock.held());
         QVERIFY(storetest::sql(store->catalogPath(), "UPDATE gc_state SET epoch=epoch+1, running=1, split="
                                                           + std::to_string(split) + " WHERE id=1"));
         const EntryRow c = storetest::upload(*store, "c", data, 1 << 20, 2);
