@@ -20,7 +20,11 @@ using namespace gctest;
 
 namespace {
 
+// The tables of the store's migration 1 the GC uses, with the version row
+// (a catalog without it is refused as foreign).
 const char* kSchema = R"SQL(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+INSERT INTO meta(key, value) VALUES('schema_version', '1');
 CREATE TABLE entries(id INTEGER PRIMARY KEY, key TEXT NOT NULL, state TEXT NOT NULL, root_offset INTEGER);
 CREATE TABLE chunks(sha256 BLOB PRIMARY KEY, offset INTEGER NOT NULL, raw_size INTEGER NOT NULL, stored_size INTEGER NOT NULL);
 CREATE TABLE gc_state(id INTEGER PRIMARY KEY CHECK(id = 1), epoch INTEGER NOT NULL DEFAULT 0,

@@ -322,7 +322,8 @@ private slots:
         const std::string db = dir + "/catalog.db";
         QVERIFY(storetest::sql(db, "DROP TABLE entries_generation; DROP TRIGGER entries_generation_insert; "
                                    "DROP TRIGGER entries_generation_delete; DROP TRIGGER entries_generation_update; "
-                                   "DROP TRIGGER entries_generation_access; UPDATE meta SET value='1' WHERE key='schema_version'"));
+                                   "DROP TRIGGER entries_generation_access; ALTER TABLE parts DROP COLUMN crc32c; "
+                                   "UPDATE meta SET value='1' WHERE key='schema_version'"));
         auto store = Store::open(dir);
         QCOMPARE(store->schemaVersion(), Store::latestSchemaVersion());
         cs::Job job;
