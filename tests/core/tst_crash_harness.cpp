@@ -4,20 +4,21 @@
 // (CACHESCOPE_STORE_KILL_AT / CACHESCOPE_GC_KILL_AT point:n, every pass n
 // until the point is no longer reached) and at random
 // moments (SIGKILL after a random delay within the operation's own duration).
-// Each run starts from a fresh copy of a template store. After each kill:
+// Each run starts from a fresh copy of a template store (or data dir). After each kill:
 //  - `store fsck` is clean, or reports only orphaned parts (files a crash
 //    between a commit and its cleanup leaves), and is clean after --repair;
 //  - every entry committed before the operation is listed with the SHA-256
 //    of the bytes that were put (an independent hash kept by this test), and
 //    fsck decoded every merged one against it; unmerged ones and the ones the
 //    operation touched are restored with `store get` and hashed.
-//  - actions-cache: each entry is either its parts or a complete merged file
-//    (SHA-256 of the parts concatenated), and a merge afterwards completes.
+//  - actions-cache: a merge afterwards completes and every entry's merged
+//    object is its blob (the fixture's own bytes).
 // Short mode (ctest): the first passes of every point and a few random
-// moments per store operation (the actions-cache merge runs in long mode
-// only, see actionsCacheMerge()). Long mode (CACHESCOPE_CRASH_LONG=1, for a release):
+// moments per store operation; the actions-cache merge at its named points
+// (its random moments in long mode only, see actionsCacheMerge()). Long mode (CACHESCOPE_CRASH_LONG=1, for a release):
 // every pass of every point and many more random moments. Prints how many
 // distinct points were hit.
+#include "common/ActionsCacheFixture.h"
 #include "common/TestSupport.h"
 
 #include <QDir>
@@ -28,8 +29,6 @@
 #include <QProcessEnvironment>
 #include <QSet>
 #include <QThread>
-
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <map>
@@ -101,15 +100,6 @@ QByteArray content(qsizetype size, uint64_t seed, const QByteArray& shared)
     return b;
 }
 
-const char* kActionsSchema = R"(
-CREATE TABLE storage_locations (id text primary key, folderName text not null, partCount integer not null,
-  mergeStartedAt bigint, mergedAt bigint, partsDeletedAt bigint, lastDownloadedAt bigint);
-CREATE TABLE cache_entries (id text primary key, key text not null, version text not null, updatedAt bigint not null,
-  locationId text not null references storage_locations(id) on delete cascade);
-CREATE TABLE uploads (id bigint primary key, key text not null, version text not null, createdAt bigint not null,
-  lastPartUploadedAt bigint, folderName text not null);
-)";
-
 } // namespace
 
 class CrashHarness : public QObject {
@@ -117,7 +107,7 @@ class CrashHarness : public QObject {
     QTemporaryDir tmp_;
     QString templ_, gcTempl_, acTempl_, work_;
     std::map<QString, QByteArray> entries_;      // committed in the template: key -> bytes
-    std::map<QString, QByteArray> acEntries_;    // actions-cache folder -> bytes
+    QVector<FixtureEntry> acEntries_;            // actions-cache entries and their blobs
     QByteArray newBytes_, replaceBytes_;
     QSet<QString> namedHits_, randomHits_;
     std::mt19937_64 rng_{20261130};
@@ -318,27 +308,10 @@ private slots:
                  0);
         QCOMPARE(cli({QStringLiteral("store"), QStringLiteral("merge"), gcTempl_, QStringLiteral("--all")}).exitCode, 0);
 
-        // An actions-cache server's data: three unmerged entries of 4 parts.
-        QDir().mkpath(acTempl_ + QStringLiteral("/storage"));
-        sqlite3* db = nullptr;
-        QCOMPARE(sqlite3_open((acTempl_ + QStringLiteral("/sqlite.db")).toUtf8().constData(), &db), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(db, kActionsSchema, nullptr, nullptr, nullptr), SQLITE_OK);
-        for (int e = 0; e < 3; ++e) {
-            const QString folder = QStringLiteral("f%1").arg(e);
-            QDir().mkpath(acTempl_ + QStringLiteral("/storage/") + folder + QStringLiteral("/parts"));
-            QByteArray all;
-            for (int i = 0; i < 4; ++i) {
-                const QByteArray part = randomBytes(60000 + i * 101, 40 + uint64_t(e * 10 + i));
-                all += part;
-                writeFile(acTempl_ + QStringLiteral("/storage/%1/parts/%2").arg(folder).arg(i), part);
-            }
-            acEntries_[folder] = all;
-            const QString sql = QStringLiteral("INSERT INTO storage_locations VALUES ('loc-%1', '%2', 4, NULL, NULL, NULL, NULL);"
-                                               "INSERT INTO cache_entries VALUES ('id-%1', 'key-%1', 'v1', 1700000000000, 'loc-%1');")
-                                    .arg(e).arg(folder);
-            QCOMPARE(sqlite3_exec(db, sql.toUtf8().constData(), nullptr, nullptr, nullptr), SQLITE_OK);
-        }
-        sqlite3_close(db);
+        // An actions-cache server's data dir with an entry in every state.
+        QDir().mkpath(acTempl_);
+        testsupport::ActionsCacheFixture fixture(acTempl_);
+        acEntries_ = fixture.entries();
     }
 
     void upload()
@@ -420,66 +393,71 @@ private slots:
         verifyStore(work_, must, {}, QStringLiteral("gc after a crashed gc"));
     }
 
-    // actions-cache merge: each entry's parts, or its complete merged file.
-    // Long mode only for now: a kill inside the merge's SQLite transaction
-    // leaves a hot rollback journal (sqlite.db-journal), and every later
-    // actions-cache command, merge included, then fails with "attempt to
-    // write a readonly database" because ActionsCache::open reads through a
-    // read-only connection that cannot roll the journal back (open finding,
-    // docs/robustness.md). Run CACHESCOPE_CRASH_LONG=1 to see it.
+    // actions-cache merge (--write) on a data dir of every state
+    // (tests/common/ActionsCacheFixture.h), killed at its named points
+    // (CACHESCOPE_ACTIONS_KILL_AT) and at random moments. After each kill a
+    // second merge must complete and every entry's merged object must be its
+    // blob: no entry lost, none merged to other bytes.
     void actionsCacheMerge()
     {
+        const QString data = work_;
+        auto verify = [&](const QString& what) {
+            const auto again = cli({QStringLiteral("actions-cache"), QStringLiteral("merge"), data, QStringLiteral("--write"),
+                                    QStringLiteral("--force")});
+            QVERIFY2(again.exitCode == 0, qPrintable(what + ": merge after the crash: " + again.err));
+            const QString storage = data + QStringLiteral("/storage/filesystem/");
+            for (const auto& e : acEntries_)
+                QVERIFY2(readFile(storage + e.folder + QStringLiteral("/merged")) == e.blob,
+                         qPrintable(what + ": entry in folder " + e.folder + " lost or merged to other bytes"));
+        };
+        const QStringList args{QStringLiteral("actions-cache"), QStringLiteral("merge"), QStringLiteral("%S"),
+                               QStringLiteral("--write"), QStringLiteral("--force")};
+        const int maxPass = kLong ? 10000 : 3;
+        for (const QString& point : {QStringLiteral("merge-started"), QStringLiteral("part-copied"),
+                                     QStringLiteral("merged-synced"), QStringLiteral("merged-published"),
+                                     QStringLiteral("merged-at-set"), QStringLiteral("part-deleted"),
+                                     QStringLiteral("parts-folder-deleted"), QStringLiteral("parts-deleted-at-set")}) {
+            for (int n = 1; n <= maxPass; ++n) {
+                copyTree(acTempl_, work_);
+                const QString spec = point + QLatin1Char(':') + QString::number(n);
+                QStringList a = args;
+                a[2] = work_;
+                const Outcome o = runCli(a, QStringLiteral("CACHESCOPE_ACTIONS_KILL_AT"), spec);
+                if (!o.killed) {
+                    QVERIFY2(n > 1, qPrintable("actions-cache merge: kill point '" + point + "' was never reached: " + o.err));
+                    QVERIFY2(o.exitCode == 0, qPrintable("actions-cache merge: " + o.err));
+                    break;
+                }
+                namedHits_.insert(QStringLiteral("actions-cache merge|") + spec);
+                verify(QStringLiteral("actions-cache merge killed at ") + spec);
+                if (QTest::currentTestFailed())
+                    return;
+            }
+        }
+        // Random moments: long mode only for now. A kill inside the merge's
+        // SQLite transaction leaves a hot rollback journal (sqlite.db-journal),
+        // and every later actions-cache command, merge --write included, then
+        // fails with "attempt to write a readonly database": the catalog is
+        // first opened read-only, which cannot roll the journal back (open
+        // finding, docs/robustness.md). CACHESCOPE_CRASH_LONG=1 shows it.
         if (!kLong) {
-            qInfo("actions-cache merge: long mode only until a killed merge's hot journal is rolled back "
-                  "(docs/robustness.md)");
+            qInfo("actions-cache merge: random moments in long mode only until a killed merge's hot journal is "
+                  "rolled back (docs/robustness.md)");
             return;
         }
-        const QString db = work_ + QStringLiteral("/sqlite.db"), storage = work_ + QStringLiteral("/storage");
-        const QStringList args{QStringLiteral("actions-cache"), QStringLiteral("merge"), db, storage, QStringLiteral("--write")};
-        // --write is how a write is asked for once h-actions' CLI contract is
-        // on main; the older CLI writes without it and refuses the option.
-        copyTree(acTempl_, work_);
-        QStringList useArgs = args;
-        if (runCli(useArgs).exitCode == 2)
-            useArgs.removeLast();
-        auto verify = [&](const QString& what) {
-            for (const auto& [folder, bytes] : acEntries_) {
-                const QString merged = storage + QLatin1Char('/') + folder + QStringLiteral("/merged");
-                const std::string want = cs::Sha256::hex(cs::Sha256::of(bytes.constData(), size_t(bytes.size())));
-                if (QFileInfo::exists(merged)) {
-                    QVERIFY2(sha256OfFile(merged) == want, qPrintable(what + ": " + folder + "/merged is not its parts"));
-                } else {
-                    QByteArray parts;
-                    for (int i = 0; i < 4; ++i)
-                        parts += readFile(storage + QStringLiteral("/%1/parts/%2").arg(folder).arg(i));
-                    QVERIFY2(parts == bytes, qPrintable(what + ": " + folder + " lost its parts and has no merged file"));
-                }
-            }
-            const auto again = cli(useArgs);
-            QVERIFY2(again.exitCode == 0, qPrintable(what + ": merge after the crash: " + again.err));
-            for (const auto& [folder, bytes] : acEntries_)
-                QVERIFY2(readFile(storage + QLatin1Char('/') + folder + QStringLiteral("/merged")) == bytes,
-                         qPrintable(what + ": " + folder + " merged to other bytes"));
-            const auto v = cli({QStringLiteral("actions-cache"), QStringLiteral("verify"), db, storage});
-            QVERIFY2(v.exitCode == 0, qPrintable(what + ": verify: " + v.out + v.err));
-        };
-        // Named kill points of the actions-cache merge are not on main yet:
-        // random moments only.
         copyTree(acTempl_, work_);
         QElapsedTimer t;
         t.start();
-        QCOMPARE(runCli(useArgs).exitCode, 0);
+        QStringList a = args;
+        a[2] = work_;
+        QCOMPARE(runCli(a).exitCode, 0);
         const int duration = int(t.elapsed());
-        const int wanted = kLong ? 100 : 16;
-        int killed = 0;
-        for (int attempt = 0; killed < wanted && attempt < wanted * 3; ++attempt) {
+        const qsizetype before = randomHits_.size();
+        for (int attempt = 0; randomHits_.size() - before < 100 && attempt < 300; ++attempt) {
             copyTree(acTempl_, work_);
             const int delay = int(std::uniform_int_distribution<int>(1, std::max(2, duration))(rng_));
-            const Outcome o = runCli(useArgs, {}, {}, delay);
-            if (o.killed) {
-                ++killed;
+            if (runCli(a, {}, {}, delay).killed)
                 randomHits_.insert(QStringLiteral("actions-cache merge|after %1 ms").arg(delay));
-            }
             verify(QStringLiteral("actions-cache merge killed after %1 ms").arg(delay));
             if (QTest::currentTestFailed())
                 return;
