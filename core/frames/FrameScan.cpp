@@ -3,7 +3,10 @@
 #include "core/frames/FrameReading.h"
 
 #include "core/jobs/Job.h"
+#include "core/util/Error.h"
 #include "core/util/File.h"
+
+#include <sys/stat.h>
 
 namespace cs {
 
@@ -19,6 +22,14 @@ FrameScanTotals scan(const std::string& path, const FrameScanOptions& options, J
                      const std::function<void(FrameInfo&)>& onFrame)
 {
     FrameScanTotals totals;
+    // Headers are read at their offsets and the seek table from the tail: a
+    // pipe, FIFO or terminal has neither, and opening a FIFO would wait for
+    // a writer. Checked before opening, on what the path leads to.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        fail(path, S_ISDIR(st.st_mode) ? "is a folder, not a zstd file"
+                                       : "is not a regular file: frames reads headers at their offsets and needs a "
+                                         "seekable file (save the stream to a file first)");
     const File file = File::openRead(path);
     const uint64_t fileSize = file.size();
     frames::WindowReader reader(file, fileSize);

@@ -14,6 +14,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <sys/stat.h>
+
 using namespace testsupport;
 
 class FramesBoundsTest : public QObject {
@@ -134,6 +136,27 @@ private slots:
         QCOMPARE(doc["seek_table"]["consistent"].toBool(), false);
         QVERIFY2(doc["seek_table"]["problem"].toString().startsWith(QLatin1String("seek table entry 1 gives")),
                  qPrintable(doc["seek_table"]["problem"].toString()));
+    }
+
+    // A pipe or FIFO has no offsets to read headers at: one sentence, exit 1,
+    // and no wait for a writer (a FIFO made here, never a device of the machine).
+    void pipesAreRefused()
+    {
+        const QString fifo = path(QStringLiteral("a.fifo"));
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const auto r = cli({QStringLiteral("frames"), fifo, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains("needs a seekable file") && r.err.contains(fifo.toUtf8()), r.err.constData());
+        // Our own stdin, a pipe holding a valid frame: refused, not read as empty.
+        const QByteArray frame = readFile(emptyFrames(1, true));
+        const auto piped = cli({QStringLiteral("frames"), QStringLiteral("/dev/stdin")}, frame);
+        QCOMPARE(piped.exitCode, 1);
+        QVERIFY2(piped.err.contains("needs a seekable file"), piped.err.constData());
+        const auto dir = cli({QStringLiteral("frames"), dir_.path()});
+        QCOMPARE(dir.exitCode, 1);
+        QVERIFY2(dir.err.contains("is a folder"), dir.err.constData());
     }
 
     // A failed scan never leaves a complete document on stdout.
