@@ -159,7 +159,10 @@ private:
     {
         if (forWrite && !writable_)
             fail(path_, "opened read-only: writing needs --write (or the GUI's confirmation)");
-        return std::make_unique<Catalog>(path_, forWrite ? OpenMode::ForeignWrite : OpenMode::ReadOnly);
+        // Opened for writing, reads go through a writer connection too: it
+        // rolls back a hot journal a killed write left (a read-only one
+        // cannot, and would fail every command until the server ran again).
+        return std::make_unique<Catalog>(path_, forWrite || writable_ ? OpenMode::ForeignWrite : OpenMode::ReadOnly);
     }
 
     static LocationRow locationAt(const Statement& s, int c)
