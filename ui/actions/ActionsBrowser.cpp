@@ -77,15 +77,15 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     table_->sortByColumn(ActionsEntryModel::Updated, Qt::DescendingOrder);
     const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
     auto* header = table_->horizontalHeader();
-    header->resizeSection(ActionsEntryModel::Key, 44 * digit);
-    header->resizeSection(ActionsEntryModel::Version, 11 * digit);
-    header->resizeSection(ActionsEntryModel::Scope, 16 * digit);
+    header->resizeSection(ActionsEntryModel::Key, 32 * digit);
+    header->resizeSection(ActionsEntryModel::Version, 9 * digit);
+    header->resizeSection(ActionsEntryModel::Scope, 15 * digit);
     header->resizeSection(ActionsEntryModel::Repo, 6 * digit);
     header->resizeSection(ActionsEntryModel::Size, 10 * digit);
     header->resizeSection(ActionsEntryModel::Parts, 6 * digit);
-    header->resizeSection(ActionsEntryModel::State, 17 * digit);
-    header->resizeSection(ActionsEntryModel::LastDownload, 20 * digit);
-    header->resizeSection(ActionsEntryModel::Updated, 20 * digit);
+    header->resizeSection(ActionsEntryModel::State, 14 * digit);
+    header->resizeSection(ActionsEntryModel::LastDownload, 18 * digit);
+    header->resizeSection(ActionsEntryModel::Updated, 18 * digit);
 
     auto* pane = new QWidget(this);
     auto* paneLayout = new QVBoxLayout(pane);

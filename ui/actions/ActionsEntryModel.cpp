@@ -95,6 +95,10 @@ QVariant ActionsEntryModel::data(const QModelIndex& index, int role) const
                     .arg(formatEpochMs(e.mergeStartedAtMs));
             if (state == cs::actions::EntryState::PartsDeleted && !e.merged())
                 return tr("The parts were deleted but no merge was recorded: nothing is left to serve.");
+            if (!e.merged() && e.partsPresent < uint64_t(std::max<int64_t>(e.partCount, 0)))
+                return tr("%1 of the %2 parts the database claims are missing on disk.")
+                    .arg(uint64_t(e.partCount) - e.partsPresent)
+                    .arg(e.partCount);
         }
         if (index.column() == Parts)
             return tr("%1 claimed by the database, %2 present on disk").arg(e.partCount).arg(e.partsPresent);
