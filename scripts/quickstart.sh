@@ -15,7 +15,7 @@ packages=(cmake ninja-build g++ pkg-config ccache
           qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
           libzstd-dev zstd libsqlite3-dev libssl-dev xvfb xauth fonts-dejavu-core
           libcli11-dev nlohmann-json3-dev locales zsh groff-base
-          libpq-dev libcurl4-openssl-dev postgresql-15 nodejs npm
+          libpq-dev libcurl4-openssl-dev postgresql-15
           clang libfuzzer-14-dev libclang-rt-14-dev
           help2man lintian appstream desktop-file-utils dpkg-dev file
           restic borgbackup)
@@ -25,6 +25,11 @@ install_packages() {
     for p in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
+    # Node.js and npm (for s3rver) come from Debian only when the machine has
+    # none: a Node.js from elsewhere (NodeSource's nodejs bundles npm) conflicts
+    # with Debian's npm package, and apt then refuses the whole install.
+    command -v node >/dev/null 2>&1 || missing+=(nodejs)
+    command -v npm >/dev/null 2>&1 || missing+=(npm)
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "quickstart: installing ${missing[*]}"
     local sudo=()
