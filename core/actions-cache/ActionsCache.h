@@ -161,6 +161,7 @@ public:
     // Reads.
     std::vector<ActionsEntry> entries(Job* job = nullptr);
     std::vector<ActionsUpload> uploads();
+    // Throws cs::Error naming the path when the folder cannot be listed (a link, not a folder).
     std::vector<ActionsPart> parts(const ActionsEntry& e, size_t maxMissing = 1000);
     std::vector<Finding> verify(Job& job);
     Activity activity(int64_t windowMs = kActivityWindowMs);
