@@ -190,13 +190,14 @@ struct GetArgs {
     std::string dir, key, out, version, scope;
     std::vector<std::string> restoreKeys;
     int threads = 0;
-    bool json = false, quiet = false;
+    bool verify = false, json = false, quiet = false;
 };
 
 int runGet(const GetArgs& a)
 {
     StoreOptions opts;
     opts.threads = a.threads;
+    opts.verifyChunks = a.verify;
     auto store = Store::open(a.dir, opts);
     RestoreRequest req;
     req.key = a.key;
@@ -241,6 +242,7 @@ TreeRegistration regGet("store", "get", [](CLI::App& parent) {
     addRepeatable(c, "restore-key", a->restoreKeys, "K", "Fallback key or prefix (repeatable)");
     addVersionScope(c, a->version, a->scope);
     c->add_option("--threads", a->threads, "Decode threads (default: all cores)")->type_name("N")->check(range(0, 256));
+    c->add_flag("--verify", a->verify, "Also check each chunk's SHA-256 (frame checksums are always checked)");
     c->add_flag("--json", a->json, "Machine-readable output");
     addQuiet(c, a->quiet);
     onRun(c, [a] { return runGet(*a); });

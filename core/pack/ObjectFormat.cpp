@@ -35,7 +35,7 @@ std::string headerFrame(ObjectKind kind, const std::string& body)
 
 } // namespace
 
-std::string compressChunkFrame(const void* data, size_t size, int level)
+size_t compressChunkFrameInto(const void* data, size_t size, int level, char* frameOut, size_t capacity)
 {
     // One context per thread, freed when the thread ends (pool threads come
     // and go: a raw thread_local pointer leaked ~110 KB each time).
@@ -47,21 +47,39 @@ std::string compressChunkFrame(const void* data, size_t size, int level)
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
-    std::string out(ZSTD_compressBound(size), '\0');
-    const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), data, size);
+    const size_t n = ZSTD_compress2(cctx, frameOut, capacity, data, size);
     if (ZSTD_isError(n))
         throw Error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
-    out.resize(n);
+    return n;
+}
+
+size_t chunkObjectBound(size_t rawSize)
+{
+    return kChunkHeaderBytes + ZSTD_compressBound(rawSize);
+}
+
+std::string compressChunkFrame(const void* data, size_t size, int level)
+{
+    std::string out(ZSTD_compressBound(size), '\0');
+    out.resize(compressChunkFrameInto(data, size, level, out.data(), out.size()));
     return out;
+}
+
+void encodeChunkHeader(char* out, const Digest& sha256, uint32_t rawSize, uint32_t frameSize)
+{
+    std::string body;
+    body.reserve(kChunkPayloadSize - 4);
+    putU32(body, rawSize);
+    putU32(body, frameSize);
+    body.append(reinterpret_cast<const char*>(sha256.data()), sha256.size());
+    const std::string h = headerFrame(ObjectKind::Chunk, body);
+    std::memcpy(out, h.data(), kChunkHeaderBytes);
 }
 
 std::string encodeChunk(const Digest& sha256, uint32_t rawSize, const std::string& zstdFrame)
 {
-    std::string body;
-    putU32(body, rawSize);
-    putU32(body, uint32_t(zstdFrame.size()));
-    body.append(reinterpret_cast<const char*>(sha256.data()), sha256.size());
-    std::string s = headerFrame(ObjectKind::Chunk, body);
+    std::string s(kChunkHeaderBytes, '\0');
+    encodeChunkHeader(s.data(), sha256, rawSize, uint32_t(zstdFrame.size()));
     s += zstdFrame;
     return s;
 }

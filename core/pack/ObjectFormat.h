@@ -31,6 +31,7 @@ constexpr uint32_t kMaxChunkRawSize = 16u << 20;     // larger declared sizes ar
 constexpr uint32_t kMaxNodeChildren = 4096;          // longer lists become a tree of nodes
 constexpr uint32_t kHeaderFrameOverhead = 8;         // magic + payload size
 constexpr uint32_t kChunkPayloadSize = 4 + 4 + 4 + 32; // kind/version/reserved, raw size, frame size, SHA-256
+constexpr uint32_t kChunkHeaderBytes = kHeaderFrameOverhead + kChunkPayloadSize; // what precedes a chunk's zstd frame
 
 enum class ObjectKind : uint8_t { Chunk = 1, Node = 2 };
 
@@ -59,6 +60,14 @@ std::string encodeChunk(const Digest& sha256, uint32_t rawSize, const std::strin
 // Compresses raw bytes into one sized, checksummed zstd frame at the level.
 std::string compressChunkFrame(const void* data, size_t size, int level);
 std::string encodeNode(const std::vector<ChildRef>& children);
+
+// The same without a string per chunk (the merge's hot path): a chunk object
+// is built in one reused buffer, the frame compressed at out +
+// kChunkHeaderBytes, then its header written in front of it.
+// Returns the frame's size; out needs kChunkHeaderBytes + chunkObjectBound(size).
+size_t compressChunkFrameInto(const void* data, size_t size, int level, char* frameOut, size_t capacity);
+size_t chunkObjectBound(size_t rawSize);
+void encodeChunkHeader(char* out, const Digest& sha256, uint32_t rawSize, uint32_t frameSize);
 
 // Parses the 8-byte frame start; returns the payload size or throws naming path and offset.
 uint32_t parseHeaderFrameStart(const uint8_t* bytes, const std::string& path, uint64_t offset);

@@ -290,7 +290,18 @@ Pack::AppendGuard::AppendGuard(Pack& pack)
 
 uint64_t Pack::append(const std::string& objectBytes)
 {
-    return appendAll({objectBytes}).front();
+    return append(objectBytes.data(), objectBytes.size());
+}
+
+uint64_t Pack::append(const void* objectBytes, size_t size)
+{
+    std::lock_guard m(appendMutex_);
+    FileLock lock(filePath("append.lock"), FileLock::Exclusive);
+    refreshWriterLocked();
+    const uint64_t split = generation()->control.split;
+    const uint64_t pos = writer_.size();
+    writer_.writeAt(objectBytes, size, pos);
+    return split + pos;
 }
 
 std::vector<uint64_t> Pack::appendAll(const std::vector<std::string>& objects)

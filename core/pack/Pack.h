@@ -88,6 +88,7 @@ public:
     // generation swap made by another process, writes at the end. Returns the
     // offset of the first object; the others follow contiguously.
     uint64_t append(const std::string& objectBytes);
+    uint64_t append(const void* objectBytes, size_t size);   // one object, written from the caller's buffer
     std::vector<uint64_t> appendAll(const std::vector<std::string>& objects);
     void sync();
     // Drops suffix bytes past logicalEnd (objects torn or never committed

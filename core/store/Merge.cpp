@@ -1,6 +1,7 @@
 // Merge: parts -> content-defined chunks -> deduplicated pack objects -> a
 // root node, then one transaction switches the entry to merged; only then
 // are the parts deleted. See the GC contract in Store.h for the epoch rule.
+#include "core/store/ChunkBuffers.h"
 #include "core/store/Chunker.h"
 #include "core/store/StoreInternal.h"
 #include "core/store/TaskPool.h"
@@ -15,6 +16,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <thread>
 
@@ -82,16 +84,17 @@ struct MergeAttempt {
                                           "store fsck --repair deletes the rows");
     }
 
-    // Runs on a pool thread.
-    void process(size_t seq, std::string data)
+    // Runs on a pool thread. The chunk's buffer goes back to the free list
+    // before the group hears of it, so the reader's next buffer reuses it.
+    void process(size_t seq, ChunkBuffer data)
     {
-        const uint64_t bytes = data.size();
+        const uint64_t bytes = data.size;
         try {
-            const Digest sha = Sha256::of(data.data(), data.size());
+            const Digest sha = Sha256::of(data.data(), data.size);
             bool claimed = false;
             {
                 std::lock_guard g(mutex);
-                order[seq] = {sha, uint32_t(data.size())};
+                order[seq] = {sha, uint32_t(data.size)};
                 if (!offsets.count(sha)) {
                     offsets[sha] = std::nullopt;
                     claimed = true;
@@ -102,13 +105,22 @@ struct MergeAttempt {
                 if (off)
                     checkDedupRow(sha, *off);
                 if (!off) {
-                    const std::string frame = pack::compressChunkFrame(data.data(), data.size(), level);
-                    const std::string object = pack::encodeChunk(sha, uint32_t(data.size()), frame);
-                    off = d.pack->append(object);
+                    // The object is built in place: frame after the header's room,
+                    // then the header, then one write from this buffer.
+                    thread_local std::vector<char> object;
+                    const size_t bound = pack::chunkObjectBound(data.size);
+                    if (object.size() < bound)
+                        object.resize(bound);
+                    const size_t frame = pack::compressChunkFrameInto(data.data(), data.size, level,
+                                                                      object.data() + pack::kChunkHeaderBytes,
+                                                                      object.size() - pack::kChunkHeaderBytes);
+                    pack::encodeChunkHeader(object.data(), sha, uint32_t(data.size), uint32_t(frame));
+                    const uint64_t objectSize = pack::kChunkHeaderBytes + frame;
+                    off = d.pack->append(object.data(), objectSize);
                     std::lock_guard g(mutex);
-                    ranges.emplace_back(*off, object.size());
-                    appended.push_back({sha, *off, uint32_t(data.size()), object.size()});
-                    appendedBytes += object.size();
+                    ranges.emplace_back(*off, objectSize);
+                    appended.push_back({sha, *off, uint32_t(data.size), objectSize});
+                    appendedBytes += objectSize;
                 }
                 std::lock_guard g(mutex);
                 offsets[sha] = off;
@@ -118,6 +130,7 @@ struct MergeAttempt {
             if (!error)
                 error = std::current_exception();
         }
+        data = ChunkBuffer();
         group.finish(bytes);
     }
 };
@@ -197,7 +210,8 @@ void Store::Impl::clearStaleGcFlag() const
     tx.commit();
 }
 
-MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes)
+MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes,
+                                    const std::function<void()>* streamed)
 {
     MergeResult result;
     result.entryId = e.id;
@@ -242,7 +256,13 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
         MergeAttempt m(*this, options.compressionLevel);
         try {
             Chunker chunker(options.chunker);
-            std::string current;
+            // Parts are read straight into the current chunk's buffer; at a cut
+            // only the bytes past it (less than one block) move to the next one.
+            // The chunker cuts at maxSize, so a buffer holds less than maxSize
+            // before a read and at most maxSize + blockSize after.
+            const size_t blockSize = 256u << 10;
+            const size_t bufferBytes = chunker.params().maxSize + blockSize;
+            ChunkBuffer current(bufferBytes);
             size_t seq = 0;
             auto submit = [&] {
                 m.group.waitBelow(maxInFlight);
@@ -251,14 +271,13 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
                     m.order.emplace_back();
                 }
                 const size_t s = seq++;
-                m.group.add(current.size());
-                TaskPool::shared().submit([&m, s, data = std::move(current)]() mutable { m.process(s, std::move(data)); });
-                current = std::string();
+                m.group.add(current.size);
+                // std::function needs a copyable callable: the buffer rides in a shared_ptr.
+                auto data = std::make_shared<ChunkBuffer>(std::move(current));
+                TaskPool::shared().submit([&m, s, data] { m.process(s, std::move(*data)); });
             };
             Sha256 whole;
             uint64_t total = 0;
-            const size_t blockSize = 256u << 10;
-            std::vector<uint8_t> block(blockSize);
             try {
                 for (const auto& p : parts) {
                     File f = File::openRead(partPath(e.id, p.index));
@@ -274,31 +293,48 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
                                 std::rethrow_exception(m.error);
                         }
                         const size_t want = size_t(std::min<uint64_t>(blockSize, p.size - pos));
-                        f.readAt(block.data(), want, pos);
+                        char* block = current.data() + current.size;
+                        f.readAt(block, want, pos);
                         pos += want;
-                        whole.update(block.data(), want);
+                        whole.update(block, want);
                         if (sink) {
-                            (*sink)(block.data(), want);
+                            (*sink)(block, want);
                             if (teeBytes)
                                 *teeBytes += want;
                         }
-                        size_t used = 0;
-                        while (used < want) {
+                        size_t scanned = current.size;
+                        current.size += want;
+                        while (scanned < current.size) {
                             bool cut = false;
-                            const size_t n = chunker.feed(block.data() + used, want - used, cut);
-                            if (current.capacity() == 0)
-                                current.reserve(chunker.params().avgSize);
-                            current.append(reinterpret_cast<const char*>(block.data() + used), n);
-                            used += n;
-                            if (cut)
+                            scanned += chunker.feed(reinterpret_cast<const uint8_t*>(current.data() + scanned),
+                                                    current.size - scanned, cut);
+                            if (cut) {
+                                ChunkBuffer next(bufferBytes);
+                                next.size = current.size - scanned;
+                                std::memcpy(next.data(), current.data() + scanned, next.size);
+                                current.size = scanned;
                                 submit();
+                                current = std::move(next);
+                                scanned = 0;
+                            }
                         }
                         total += want;
                         job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
                     }
                 }
-                if (!current.empty())
+                if (current.size > 0)
                     submit();
+                // The bytes are all read: checked against the commit's size and
+                // SHA-256 before anyone is told they are complete.
+                if (total != e.size || hexOf(whole.finish()) != e.sha256) {
+                    // Name the part when its CRC-32C tells which one changed.
+                    for (const auto& p : parts)
+                        if (auto problem = partProblem(e.id, e.key, p))
+                            throw Error(*problem + " (entry '" + e.key + "'); nothing was merged");
+                    fail(partsDir(e.id), "the parts of entry '" + e.key + "' no longer match the size and SHA-256 recorded at commit");
+                }
+                if (sink && streamed && *streamed)
+                    (*streamed)();
             } catch (...) {
                 m.group.waitAll();
                 throw;
@@ -306,14 +342,6 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
             m.group.waitAll();
             if (m.error)
                 std::rethrow_exception(m.error);
-            if (total != e.size || hexOf(whole.finish()) != e.sha256)
-                {
-                // Name the part when its CRC-32C tells which one changed.
-                for (const auto& p : parts)
-                    if (auto problem = partProblem(e.id, e.key, p))
-                        throw Error(*problem + " (entry '" + e.key + "'); nothing was merged");
-                fail(partsDir(e.id), "the parts of entry '" + e.key + "' no longer match the size and SHA-256 recorded at commit");
-            }
 
             std::vector<pack::ChildRef> refs;
             refs.reserve(m.order.size());
@@ -438,7 +466,7 @@ MergeResult Store::merge(int64_t id, Job& job)
         flight->done.notify_all();
     };
     try {
-        MergeResult r = d->mergeEntry(*e, job, nullptr, nullptr);
+        MergeResult r = d->mergeEntry(*e, job, nullptr, nullptr, nullptr);
         finishFlight(true, {});
         return r;
     } catch (const std::exception& ex) {

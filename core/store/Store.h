@@ -89,6 +89,13 @@ std::optional<EntryState> parseEntryState(const std::string& name);
 struct StoreOptions {
     int threads = 0;                       // worker threads for merge and restore; 0 = hardware threads
     int compressionLevel = kCompressionLevel;
+    // Restores of merged entries check every zstd frame's checksum while
+    // decoding (what `zstd -d` checks) and the sizes of every chunk, node
+    // and the entry; with verifyChunks each chunk's SHA-256 too, in the
+    // decoding threads (`store get --verify`). The entry's whole SHA-256 is
+    // checked when a first restore streams the parts and by fsck; see
+    // "Integrity of a restore" in docs/formats.md.
+    bool verifyChunks = false;
     // Test hook: called by a merge after its objects are appended and synced,
     // just before its commit transaction (tests bump gc_state.epoch here).
     std::function<void(int64_t entryId)> beforeMergeCommit;

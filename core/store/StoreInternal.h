@@ -5,6 +5,7 @@
 #include "core/store/Store.h"
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,8 +51,12 @@ struct Store::Impl {
 
     // Merge: streams the parts of an unmerged entry through the chunker into
     // the pack and switches it to merged. tee (optional) receives the bytes
-    // in order as they are read. Returns the result; throws on failure.
-    MergeResult mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes);
+    // in order as they are read; streamed (optional) is called once all of
+    // them went to tee and matched the entry's size and SHA-256, before the
+    // merge waits for its last chunks and commits. Returns the result;
+    // throws on failure.
+    MergeResult mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes,
+                           const std::function<void()>* streamed);
     // Truncates the pack back over objects a failed merge appended (Pack::dropOwnTail).
     void dropAppended(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const;
     // gc_state.running=1 while no GC holds the GC lock (one failed or died):
@@ -60,8 +65,9 @@ struct Store::Impl {
 
     // Restore of a merged entry: decodes chunks in parallel; when fd >= 0,
     // workers pwrite each chunk at its position (plus outOffset); otherwise
-    // sink gets the bytes in order. Bytes before skip are hashed but not
-    // emitted. Verifies size and SHA-256.
+    // sink gets the bytes in order. Bytes before skip are decoded but not
+    // emitted. Checks frame checksums and sizes (chunk SHA-256s with
+    // options.verifyChunks), not the entry's whole SHA-256.
     void restoreMerged(const EntryRow& e, int fd, const Sink* sink, uint64_t skip, Job& job);
 
     // Walks a root: the chunks of an entry in order (offset, logical size).

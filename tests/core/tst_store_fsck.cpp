@@ -100,6 +100,44 @@ private slots:
         QVERIFY(r.out.contains("merged-key"));
     }
 
+    // A chunk header whose SHA-256 no longer matches its (intact, decodable,
+    // checksummed) frame: the default restore checks what `zstd -d` checks
+    // and delivers the right bytes; `store get --verify` and fsck refuse it.
+    void chunkHashOnlyCaughtByVerifyAndFsck()
+    {
+        Fixture f;
+        const auto det = f.store->entryDetails(f.merged.id);
+        const ObjectInfo& chunk = det.objects[2];
+        QCOMPARE(chunk.kind, ObjectInfo::Chunk);
+        {
+            QFile file(f.suffix());
+            QVERIFY(file.open(QIODevice::ReadWrite));
+            const qint64 at = qint64(chunk.offset) + cs::pack::kChunkHeaderBytes - 1;   // last byte of the SHA-256
+            file.seek(at);
+            char c = 0;
+            file.getChar(&c);
+            file.seek(at);
+            file.putChar(char(c ^ 0x01));
+        }
+        QCOMPARE(storetest::restore(*f.store, f.merged.id), f.mergedData);
+        const QString dir = QString::fromStdString(f.store->dir());
+        const QString out = f.tmp.filePath("out.bin");
+        auto plain = testsupport::cli({"store", "get", dir, "merged-key", out});
+        QCOMPARE(plain.exitCode, 0);
+        QFile restored(out);
+        QVERIFY(restored.open(QIODevice::ReadOnly));
+        QCOMPARE(restored.readAll(), f.mergedData);
+        restored.close();
+        QVERIFY(QFile::remove(out));
+        auto verified = testsupport::cli({"store", "get", dir, "merged-key", out, "--verify"});
+        QCOMPARE(verified.exitCode, 1);
+        QVERIFY2(verified.err.contains(QByteArray::number(qulonglong(chunk.offset))) && verified.err.contains("SHA-256"),
+                 verified.err.constData());
+        QVERIFY(!QFile::exists(out));
+        const auto problems = f.fsck();
+        QVERIFY2(describe(problems).contains(QString::number(chunk.offset)), qPrintable(describe(problems)));
+    }
+
     void deletedPart()
     {
         Fixture f;

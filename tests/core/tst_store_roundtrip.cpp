@@ -65,6 +65,33 @@ private slots:
         QCOMPARE(QDir(tmp.path()).entryList(QDir::Files).size(), 2);
     }
 
+    // A first restore renames its output into place once the parts are all
+    // out and matched the entry's SHA-256, before the merge commits (the
+    // reader does not wait for the pack fsync and the catalog transaction).
+    void firstRestoreDeliversBeforeTheMergeCommits()
+    {
+        QTemporaryDir tmp;
+        const QByteArray data = testsupport::textBytes(9 << 20, 11);
+        const QString out = tmp.filePath("out");
+        QByteArray atCommit;
+        bool existedAtCommit = false;
+        StoreOptions opts;
+        opts.beforeMergeCommit = [&](int64_t) {
+            existedAtCommit = QFileInfo::exists(out);
+            atCommit = testsupport::readFile(out);
+        };
+        auto store = Store::init(tmp.filePath("s").toStdString(), opts);
+        const EntryRow e = storetest::upload(*store, "k", data, 1 << 20, 2);
+        cs::Job job;
+        job.start();
+        QVERIFY(store->restoreEntryToFile(e.id, out.toStdString(), job).mergedNow);
+        QVERIFY(existedAtCommit);
+        QCOMPARE(atCommit, data);
+        QCOMPARE(store->entry(e.id)->state, EntryState::Merged);
+        QCOMPARE(testsupport::readFile(out), data);
+        QCOMPARE(QDir(tmp.path()).entryList(QDir::Files), QStringList{"out"});
+    }
+
     void mergeThenRestoreAcrossReopen()
     {
         QTemporaryDir tmp;

@@ -1,0 +1,451 @@
+// First restore, put and merge of the store set against the stock tools that
+// do the same work on the same bytes, in the same run:
+//
+//   single:     `cachescope-cli store get` of one unmerged entry of P x 1 MiB
+//               parts (stream + merge, until the process exits = merged)
+//               vs `zstd -3 -T2 FILE` and `cat PARTS > OUT`;
+//   concurrent: N unmerged entries of 96 x 1 MiB parts restored at once by
+//               one process (a thread each, like a cache server) vs
+//               `zstd -3 -T2` of the N files and N concurrent `cat`s;
+//   put:        `cachescope-cli store put` of the file (parts + merge) and
+//               `store merge` of an entry put with --no-merge, vs `zstd -3 -T2`.
+//
+// Every measured command is a fresh process (posix_spawn); wall from spawn to
+// exit, cpu and peak RSS from wait4 (this parent keeps no large buffer, so
+// the child's maxrss is its own). "complete" is when the restored file
+// appears under its name (the reader can open it; restores rename it into
+// place once its bytes are written and their SHA-256 matched): polled every
+// millisecond. The tools run alternately within each repetition (the order
+// rotates); medians of the repetitions and the ratios are printed.
+//
+//   bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half]
+//               [--only single,concurrent,put]
+#include "core/jobs/Job.h"
+#include "core/store/Store.h"
+#include "core/util/Error.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using namespace cs::store;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr size_t kPart = 1 << 20;
+std::string selfPath;
+
+// Build-cache-like bytes, written 1 MiB at a time (the parent stays small):
+// "text" = words with 1 in 64 random 4 KiB stretches (zstd -3 ratio ~3.5);
+// "half" = alternating 1 MiB of that text and 1 MiB of random bytes.
+class DataGen {
+public:
+    DataGen(uint64_t seed, bool half) : rng_(seed), half_(half) {}
+    void next(std::vector<char>& out)
+    {
+        static const char* words[] = {"static", "const", "return", "include", "namespace", "template", "void", "int",
+                                      "std::vector", "node_modules", "package", "import", "export", "function", "class", "if"};
+        out.clear();
+        const bool random = half_ && (block_++ % 2 == 1);
+        while (out.size() < kPart) {
+            if (random || rng_() % 64 == 0) {
+                for (int i = 0; i < (random ? int(kPart) : 4096) && out.size() < kPart; i += 8) {
+                    const uint64_t v = rng_();
+                    out.insert(out.end(), reinterpret_cast<const char*>(&v), reinterpret_cast<const char*>(&v) + 8);
+                }
+            } else {
+                const char* w = words[rng_() % 16];
+                out.insert(out.end(), w, w + std::strlen(w));
+                out.push_back((rng_() % 10 == 0) ? '\n' : ' ');
+            }
+        }
+        out.resize(kPart);
+    }
+
+private:
+    std::mt19937_64 rng_;
+    bool half_;
+    uint64_t block_ = 0;
+};
+
+struct Run {
+    double wall = 0, cpu = 0, rssMiB = 0, complete = -1;
+};
+
+// Spawns argv (stdout to outPath or /dev/null) and waits; while it runs,
+// polls for the paths in watch to exist; complete = when the last appeared.
+Run spawnAndWait(const std::vector<std::string>& argv, const std::string& outPath = {},
+                 const std::vector<std::string>& watch = {})
+{
+    std::vector<char*> args;
+    for (const auto& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, outPath.empty() ? "/dev/null" : outPath.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    const auto t0 = Clock::now();
+    if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ) != 0)
+        throw cs::Error("cannot start " + argv[0]);
+    posix_spawn_file_actions_destroy(&fa);
+    Run r;
+    std::vector<char> seen(watch.size(), 0);
+    size_t seenCount = 0;
+    int status = 0;
+    struct rusage ru {};
+    for (;;) {
+        const pid_t w = ::wait4(pid, &status, watch.empty() ? 0 : WNOHANG, &ru);
+        if (w == pid)
+            break;
+        for (size_t i = 0; i < watch.size(); ++i) {
+            struct stat st {};
+            if (!seen[i] && ::stat(watch[i].c_str(), &st) == 0) {
+                seen[i] = 1;
+                if (++seenCount == watch.size())
+                    r.complete = std::chrono::duration<double>(Clock::now() - t0).count();
+            }
+        }
+        ::usleep(1000);
+    }
+    r.wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw cs::Error(argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + " failed (status " + std::to_string(status) + ")");
+    r.cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    r.rssMiB = double(ru.ru_maxrss) / 1024.0;
+    if (!watch.empty() && r.complete < 0)
+        r.complete = r.wall;
+    return r;
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+std::string loadavg()
+{
+    FILE* f = std::fopen("/proc/loadavg", "r");
+    char buf[64] = {};
+    if (f) {
+        if (!std::fgets(buf, sizeof buf, f))
+            buf[0] = 0;
+        std::fclose(f);
+    }
+    std::string s(buf);
+    const auto sp = s.find(' ', s.find(' ', s.find(' ') + 1) + 1);
+    return s.substr(0, sp);
+}
+
+// Writes `parts` MiB of data to path (when not empty) and, when store is
+// given, as an unmerged entry of 1 MiB parts (returns its id).
+int64_t makeEntry(Store* store, const std::string& key, const std::string& path, size_t parts, uint64_t seed, bool half)
+{
+    DataGen gen(seed, half);
+    std::vector<char> block;
+    FILE* f = path.empty() ? nullptr : std::fopen(path.c_str(), "wb");
+    int64_t id = store ? store->reserve(key) : 0;
+    for (size_t p = 0; p < parts; ++p) {
+        gen.next(block);
+        if (f)
+            std::fwrite(block.data(), 1, block.size(), f);
+        if (store)
+            store->writePart(id, uint32_t(p), block.data(), block.size());
+    }
+    if (f)
+        std::fclose(f);
+    if (store)
+        store->commit(id, uint32_t(parts));
+    return id;
+}
+
+std::vector<std::string> partPaths(const std::string& storeDir, int64_t id, size_t parts)
+{
+    std::vector<std::string> v;
+    for (size_t p = 0; p < parts; ++p)
+        v.push_back(storeDir + "/parts/" + std::to_string(id) + "/" + std::to_string(p));
+    return v;
+}
+
+struct Series {
+    std::map<std::string, std::vector<Run>> runs;
+    std::vector<std::string> order;
+    void add(const std::string& name, const Run& r)
+    {
+        if (!runs.count(name))
+            order.push_back(name);
+        runs[name].push_back(r);
+    }
+    double med(const std::string& name, double Run::*field) const
+    {
+        std::vector<double> v;
+        for (const auto& r : runs.at(name))
+            v.push_back(r.*field);
+        return median(v);
+    }
+    void print(double mb, const std::string& reference) const
+    {
+        std::printf("  %-44s %8s %8s %9s %9s %9s %8s\n", "", "wall s", "cpu s", "MB/s", "complete", "peak RSS", "ratio");
+        const double ref = med(reference, &Run::wall);
+        for (const auto& name : order) {
+            const double w = med(name, &Run::wall), c = med(name, &Run::complete);
+            char complete[32] = "";
+            if (c >= 0)
+                std::snprintf(complete, sizeof complete, "%.2f s", c);
+            std::printf("  %-44s %8.2f %8.2f %9.0f %9s %8.1fM %7.2fx\n", name.c_str(), w, med(name, &Run::cpu), mb / w,
+                        complete, med(name, &Run::rssMiB), ref / w);
+        }
+        std::printf("  (ratio = %s wall / this wall: >= 1 is as fast or faster; medians of %zu)\n", reference.c_str(),
+                    runs.begin()->second.size());
+        std::fflush(stdout);
+    }
+};
+
+const std::string cli = CACHESCOPE_CLI;
+const std::string zstd = ZSTD_PROGRAM;
+
+void single(const std::string& base, size_t mib, int reps, bool half)
+{
+    const std::string raw = base + "/entry.bin";
+    makeEntry(nullptr, {}, raw, mib, 1, half);
+    Series s;
+    for (int rep = 0; rep < reps; ++rep) {
+        const std::string storeDir = base + "/store";
+        fs::remove_all(storeDir);
+        int64_t id = 0;
+        {
+            auto store = Store::init(storeDir);
+            id = makeEntry(store.get(), "single", {}, mib, 1, half);
+        }
+        const std::string out = base + "/out.bin";
+        // cat first (ours deletes the parts); then zstd and ours alternate.
+        std::vector<std::string> catArgs = {"/bin/cat"};
+        for (const auto& p : partPaths(storeDir, id, mib))
+            catArgs.push_back(p);
+        s.add("cat PARTS > OUT", spawnAndWait(catArgs, out));
+        fs::remove(out);
+        auto runZstd = [&] {
+            s.add("zstd -3 -T2 FILE", spawnAndWait({zstd, "-q", "-f", "-3", "-T2", raw, "-o", out + ".zst"}));
+            fs::remove(out + ".zst");
+        };
+        auto runOurs = [&] {
+            s.add("store get (first restore: stream + merge)",
+                  spawnAndWait({cli, "store", "get", storeDir, "single", out}, {}, {out}));
+            fs::remove(out);
+        };
+        if (rep % 2) {
+            runOurs();
+            runZstd();
+        } else {
+            runZstd();
+            runOurs();
+        }
+    }
+    std::printf("\nsingle entry, %zu x 1 MiB parts (%s), load average %s\n", mib, half ? "half random" : "text",
+                loadavg().c_str());
+    s.print(double(mib * kPart) / 1e6, "zstd -3 -T2 FILE");
+    fs::remove(raw);
+}
+
+void put(const std::string& base, size_t mib, int reps, bool half)
+{
+    const std::string raw = base + "/entry.bin";
+    makeEntry(nullptr, {}, raw, mib, 1, half);
+    Series s;
+    const std::string storeDir = base + "/store";
+    for (int rep = 0; rep < reps; ++rep) {
+        auto runZstd = [&] {
+            s.add("zstd -3 -T2 FILE", spawnAndWait({zstd, "-q", "-f", "-3", "-T2", raw, "-o", raw + ".zst"}));
+            fs::remove(raw + ".zst");
+        };
+        auto runPut = [&] {
+            fs::remove_all(storeDir);
+            Store::init(storeDir);
+            s.add("store put FILE (parts + merge)", spawnAndWait({cli, "store", "put", storeDir, "k", raw}));
+        };
+        auto runMerge = [&] {
+            fs::remove_all(storeDir);
+            {
+                auto store = Store::init(storeDir);
+                cs::Job job;
+                job.start();
+                store->putFile("k", raw, job, {}, {}, kPart, 2);
+            }
+            s.add("store merge (of an unmerged entry)", spawnAndWait({cli, "store", "merge", storeDir, "k"}));
+        };
+        const std::vector<std::function<void()>> fns = {runZstd, runPut, runMerge};
+        for (int i = 0; i < 3; ++i)
+            fns[size_t((i + rep) % 3)]();
+    }
+    fs::remove_all(storeDir);
+    std::printf("\nput and merge of one %zu MiB file (%s), load average %s\n", mib, half ? "half random" : "text",
+                loadavg().c_str());
+    s.print(double(mib * kPart) / 1e6, "zstd -3 -T2 FILE");
+    fs::remove(raw);
+}
+
+// The child of the concurrent scenario: restores the ids at once to out/i.
+int concurrentChild(const std::string& storeDir, const std::string& outDir, const std::string& idList)
+{
+    std::vector<int64_t> ids;
+    for (const char* p = idList.c_str(); *p;) {
+        ids.push_back(std::atoll(p));
+        p = std::strchr(p, ',');
+        if (!p)
+            break;
+        ++p;
+    }
+    auto store = Store::open(storeDir);
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i)
+        threads.emplace_back([&, i] {
+            try {
+                cs::Job job;
+                job.start();
+                if (!store->restoreEntryToFile(ids[i], outDir + "/" + std::to_string(i), job).mergedNow)
+                    errors[i] = "was not merged by its first restore";
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+        });
+    for (auto& t : threads)
+        t.join();
+    for (size_t i = 0; i < ids.size(); ++i)
+        if (!errors[i].empty()) {
+            std::fprintf(stderr, "bench_merge child: entry %lld: %s\n", (long long)ids[i], errors[i].c_str());
+            return 1;
+        }
+    return 0;
+}
+
+void concurrent(const std::string& base, int n, int reps, bool half)
+{
+    const size_t parts = 96;
+    std::vector<std::string> raws;
+    for (int i = 0; i < n; ++i) {
+        raws.push_back(base + "/raw" + std::to_string(i));
+        makeEntry(nullptr, {}, raws.back(), parts, uint64_t(i) + 1, half);
+    }
+    Series s;
+    const std::string storeDir = base + "/store", outDir = base + "/out";
+    for (int rep = 0; rep < reps; ++rep) {
+        fs::remove_all(storeDir);
+        fs::remove_all(outDir);
+        fs::create_directories(outDir);
+        std::vector<int64_t> ids;
+        {
+            auto store = Store::init(storeDir);
+            for (int i = 0; i < n; ++i)
+                ids.push_back(makeEntry(store.get(), "c" + std::to_string(i), {}, parts, uint64_t(i) + 1, half));
+        }
+        std::string script;
+        for (int i = 0; i < n; ++i)
+            script += "cat " + storeDir + "/parts/" + std::to_string(ids[size_t(i)]) + "/* > " + outDir + "/cat" +
+                      std::to_string(i) + " & ";
+        script += "wait";
+        s.add("N concurrent cat PARTS > OUT", spawnAndWait({"/bin/sh", "-c", script}));
+        fs::remove_all(outDir);
+        fs::create_directories(outDir);
+        auto runZstd = [&] {
+            std::vector<std::string> a = {zstd, "-q", "-f", "-3", "-T2", "--output-dir-flat", outDir};
+            a.insert(a.end(), raws.begin(), raws.end());
+            s.add("zstd -3 -T2 of the N files", spawnAndWait(a));
+            fs::remove_all(outDir);
+            fs::create_directories(outDir);
+        };
+        auto runOurs = [&] {
+            std::string list;
+            std::vector<std::string> watch;
+            for (int i = 0; i < n; ++i) {
+                list += (list.empty() ? "" : ",") + std::to_string(ids[size_t(i)]);
+                watch.push_back(outDir + "/" + std::to_string(i));
+            }
+            s.add("N first restores in one process", spawnAndWait({selfPath, "--child", storeDir, outDir, list}, {}, watch));
+            fs::remove_all(outDir);
+            fs::create_directories(outDir);
+        };
+        if (rep % 2) {
+            runOurs();
+            runZstd();
+        } else {
+            runZstd();
+            runOurs();
+        }
+    }
+    fs::remove_all(storeDir);
+    for (const auto& r : raws)
+        fs::remove(r);
+    std::printf("\nN = %d concurrent entries of %zu x 1 MiB parts (%s), load average %s; RSS bound 64 + 8 N = %d MiB\n",
+                n, parts, half ? "half random" : "text", loadavg().c_str(), 64 + 8 * n);
+    s.print(double(size_t(n) * parts * kPart) / 1e6, "zstd -3 -T2 of the N files");
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    selfPath = fs::canonical("/proc/self/exe").string();
+    if (argc == 5 && std::string(argv[1]) == "--child")
+        return concurrentChild(argv[2], argv[3], argv[4]);
+    std::string base = "/dev/shm/cachescope-bench-merge";
+    size_t mib = 800;
+    int n = 16, reps = 5;
+    bool half = false;
+    std::string only = "single,concurrent,put";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i], v = argv[i + 1];
+        if (a == "--dir") base = v;
+        else if (a == "--mib") mib = size_t(std::max(1, std::atoi(v.c_str())));
+        else if (a == "--n") n = std::max(1, std::atoi(v.c_str()));
+        else if (a == "--reps") reps = std::max(1, std::atoi(v.c_str()));
+        else if (a == "--data") half = v == "half";
+        else if (a == "--only") only = v;
+        else {
+            std::fprintf(stderr, "usage: bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half] "
+                                 "[--only single,concurrent,put]\n");
+            return 2;
+        }
+    }
+    try {
+        fs::remove_all(base);
+        fs::create_directories(base);
+        std::printf("bench_merge: %s, %u hardware threads, files in %s\n", CACHESCOPE_CLI,
+                    std::thread::hardware_concurrency(), base.c_str());
+        if (only.find("single") != std::string::npos)
+            single(base, mib, reps, half);
+        if (only.find("concurrent") != std::string::npos)
+            concurrent(base, n, reps, half);
+        if (only.find("put") != std::string::npos)
+            put(base, mib, reps, half);
+        fs::remove_all(base);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_merge: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
