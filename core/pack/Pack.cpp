@@ -300,7 +300,17 @@ uint64_t Pack::append(const void* objectBytes, size_t size)
     refreshWriterLocked();
     const uint64_t split = generation()->control.split;
     const uint64_t pos = writer_.size();
-    writer_.writeAt(objectBytes, size, pos);
+    try {
+        writer_.writeAt(objectBytes, size, pos);
+    } catch (...) {
+        // As in appendAll: a short write (ENOSPC) leaves a torn object that
+        // nobody can reference; we hold the lock, so it is ours to drop.
+        try {
+            writer_.truncate(pos);
+        } catch (const Error&) {
+        }
+        throw;
+    }
     return split + pos;
 }
 
