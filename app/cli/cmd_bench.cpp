@@ -16,6 +16,7 @@
 #include "TextTable.h"
 
 #include "core/bench/Bench.h"
+#include "core/bench/SamplesCsv.h"
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 #include "core/util/Units.h"
@@ -139,9 +140,7 @@ void writeSamplesCsv(const std::vector<cs::Sample>& samples, const std::string& 
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out)
         throw cs::Error(path + ": cannot write");
-    out << "t,series,value\n";
-    for (const auto& s : samples)
-        out << fixed(s.t, 4) << ",\"" << s.series << "\"," << general(s.value, 10) << '\n';
+    cs::writeSamplesCsv(out, samples);   // the dialect the GUI reads and writes too
     out.close();
     if (!out)
         throw cs::Error(path + ": cannot write");

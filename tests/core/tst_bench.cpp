@@ -4,6 +4,7 @@
 #include "common/TestSupport.h"
 
 #include "core/bench/Bench.h"
+#include "core/bench/SamplesCsv.h"
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 
@@ -387,6 +388,14 @@ private Q_SLOTS:
         const auto lines = testsupport::readFile(csv).trimmed().split('\n');
         QCOMPARE(lines.first(), QByteArray("t,series,value"));
         QCOMPARE(size_t(lines.size()), stored->samples.size() + 1);
+        // The dialect the GUI reads (core/bench/SamplesCsv.h): every sample back exactly.
+        const auto parsed = cs::readSamplesCsvFile(csv.toStdString());
+        QCOMPARE(parsed.size(), stored->samples.size());
+        for (size_t i = 0; i < parsed.size(); ++i) {
+            QCOMPARE(parsed[i].t, stored->samples[i].t);
+            QCOMPARE(parsed[i].series, stored->samples[i].series);
+            QCOMPARE(parsed[i].value, stored->samples[i].value);
+        }
         QVERIFY(testsupport::readFile(png).startsWith("\x89PNG"));
 
         const auto h = testsupport::cli({"bench", "history", "--json"});

@@ -1,5 +1,6 @@
 #include "ui/bench/BenchmarkDocument.h"
 
+#include "core/bench/SamplesCsv.h"
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 #include "ui/bench/BenchModels.h"
@@ -20,6 +21,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -51,6 +53,7 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     cancelButton_->hide();  // the progress widget below has the visible Cancel
     progress_ = new JobProgressWidget;
     progress_->attach(runner_);
+    progress_->setKeepSpaceWhenHidden(true);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(runButton_);
     buttons->addWidget(cancelButton_);
@@ -147,10 +150,19 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     connect(exportChart, &QAction::triggered, this, [this] {
         askAndExportPlot(this, plot_, QStringLiteral("benchmark.png"));
     });
-    connect(exportCsv, &QAction::triggered, this, [this] { askAndExportCsv(this, sampleModel_, QStringLiteral("samples.csv")); });
+    connect(exportCsv, &QAction::triggered, this, [this] {
+        QString filter = csvExportFilter();
+        const QString path = withExtension(QFileDialog::getSaveFileName(this, tr("Export samples"), QStringLiteral("samples.csv"),
+                                                                        filter, &filter),
+                                           filter);
+        QString error;
+        if (!path.isEmpty() && !exportSamplesCsv(path, &error))
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
     connect(exportJson, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export result"), QStringLiteral("result.json"),
-                                                          tr("JSON (*.json)"));
+        QString filter = tr("JSON (*.json)");
+        const QString path = withExtension(
+            QFileDialog::getSaveFileName(this, tr("Export result"), QStringLiteral("result.json"), filter, &filter), filter);
         QString error;
         if (!path.isEmpty() && !exportResultJson(path, &error))
             QMessageBox::warning(this, tr("Export failed"), error);
@@ -457,7 +469,30 @@ void BenchmarkDocument::deleteSelected()
 
 bool BenchmarkDocument::exportChart(const QString& path, QString* error) { return exportPlot(plot_, path, error); }
 
-bool BenchmarkDocument::exportSamplesCsv(const QString& path, QString* error) { return exportCsv(sampleModel_, path, error); }
+bool BenchmarkDocument::exportSamplesCsv(const QString& path, QString* error)
+{
+    if (shown_.empty()) {
+        *error = tr("%1: there are no samples to export yet.").arg(path);
+        return false;
+    }
+    // The dialect of `cachescope-cli bench --csv` (core/bench/SamplesCsv.h);
+    // two runs side by side are told apart by their series' prefixes, as
+    // the plot's legend names them.
+    std::vector<cs::Sample> samples;
+    for (size_t i = 0; i < shown_.size(); ++i)
+        for (cs::Sample s : shown_[i].samples) {
+            if (shown_.size() > 1)
+                s.series = (i == 0 ? "A: " : "B: ") + s.series;
+            samples.push_back(std::move(s));
+        }
+    const QByteArray bytes = QByteArray::fromStdString(cs::samplesCsv(samples));
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
+        *error = tr("%1: cannot write: %2.").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
 
 bool BenchmarkDocument::exportResultJson(const QString& path, QString* error)
 {

@@ -67,6 +67,7 @@ public:
 
     SamplePlot* plot() const { return plot_; }
     JobRunner* jobRunner() const override { return runner_; }
+    void refresh() override { reloadHistory(); }
     QList<QAction*> exportActions() const override { return exportActions_; }
     const HistoryModel* historyModel() const { return history_; }
     const ResultTableModel* resultModel() const { return results_; }

@@ -1,5 +1,6 @@
-// Renders benchmark samples read from a CSV file ("t,series,value", as
-// `cachescope-cli bench --csv` writes it) to PNG, PDF or SVG. The GUI binary
+// Renders benchmark samples read from a CSV file (the dialect of
+// core/bench/SamplesCsv.h, which `cachescope-cli bench --csv` and the GUI's
+// sample export write) to PNG, PDF or SVG. The GUI binary
 // does this for `cachescope-cli bench --plot`, so the command-line tool stays
 // a Qt Core program that loads no widget libraries at start.
 #pragma once
