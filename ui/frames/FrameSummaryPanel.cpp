@@ -1,4 +1,5 @@
 #include "ui/frames/FrameSummaryPanel.h"
+#include "ui/shell/Plural.h"
 
 #include "ui/frames/FrameCategory.h"
 
@@ -77,7 +78,7 @@ void FrameSummaryPanel::setLayoutSummary(const cs::FrameLayout& layout)
     const QString reason = QString::fromStdString(s.parallel.reason);
     // "pieces" only means something to a parallel decoder when it can split the stream.
     if (s.parallel.splittable) {
-        const QString pieces = s.parallel.pieces == 1 ? tr("1 independent piece") : tr("%1 independent pieces").arg(s.parallel.pieces);
+        const QString pieces = s.parallel.pieces == 1 ? tr("1 independent piece") : counted(s.parallel.pieces, "independent piece", "independent pieces");
         verdict_->setText(tr("Splittable: yes · %1 — %2").arg(pieces, reason));
     } else {
         verdict_->setText(tr("Splittable: no — %1").arg(reason));
@@ -97,7 +98,7 @@ void FrameSummaryPanel::setLayoutSummary(const cs::FrameLayout& layout)
                           ? tr("#%1, %2").arg(s.largestFrameIndex).arg(sizeText(s.largestFrameSize))
                           : QStringLiteral("–"));
     if (layout.seekTable)
-        seekTable_->setText(tr("%1 entries%2").arg(layout.seekTable->frames).arg(layout.seekTable->checksums ? tr(", with checksums") : QString()));
+        seekTable_->setText(tr("%1%2").arg(counted(layout.seekTable->frames, "entry", "entries")).arg(layout.seekTable->checksums ? tr(", with checksums") : QString()));
     else
         seekTable_->setText(tr("none"));
     checksums_->setText(s.zstdFrames == 0 ? QStringLiteral("–") : (s.allChecksummed ? tr("every frame") : tr("not on every frame")));

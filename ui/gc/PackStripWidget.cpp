@@ -1,4 +1,5 @@
 #include "ui/gc/PackStripWidget.h"
+#include "ui/shell/Plural.h"
 
 #include "ui/gc/GcFormat.h"
 
@@ -207,8 +208,8 @@ void PackStripWidget::paintLegend(QPainter& painter, const QRect& legend) const
         item(absentColor(palette()), tr("no data yet"));
         return;
     }
-    item(liveColor(), tr("live %1 in %2 ranges").arg(gcfmt::size(data_->liveBytes), gcfmt::count(data_->live.size())));
-    item(deadColor(), tr("dead %1 in %2 ranges").arg(gcfmt::size(data_->deadBytes), gcfmt::count(data_->dead.size())));
+    item(liveColor(), tr("live %1 in %2").arg(gcfmt::size(data_->liveBytes), counted(qint64(data_->live.size()), "range", "ranges")));
+    item(deadColor(), tr("dead %1 in %2").arg(gcfmt::size(data_->deadBytes), counted(qint64(data_->dead.size()), "range", "ranges")));
     if (data_->end > data_->split)
         item(tailColor(), tr("after the split %1").arg(gcfmt::size(data_->end - data_->split)));
     item(absentColor(palette()), tr("collected earlier"));

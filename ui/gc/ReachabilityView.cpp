@@ -1,4 +1,5 @@
 #include "ui/gc/ReachabilityView.h"
+#include "ui/shell/Plural.h"
 
 #include "core/util/Sha256.h"
 #include "ui/charts/ChartExport.h"
@@ -198,15 +199,16 @@ void ReachabilityView::dryRunFinished(bool ok, const QString& error)
     strip_->setData(run->strip);
     mappingModel_->setGeneration(run->generation);
     const auto& st = result_->stats;
-    summary_->setText(tr("Generation %1 · split at %2 · <span style='color:#2e8b57'>live %3</span> (%4 objects, %5 ranges) · "
-                         "<span style='color:#c0392b'>dead %6</span> (%7 objects) · %8 roots")
+    summary_->setText(tr("Generation %1 · split at %2 · <span style='color:#2e8b57'>live %3</span> (%4, %5) · "
+                         "<span style='color:#c0392b'>dead %6</span> (%7) · %8")
                           .arg(st.generationBefore)
-                          .arg(gcfmt::size(st.split), gcfmt::size(st.liveBytes), gcfmt::count(st.objectsVisited),
-                               gcfmt::count(st.ranges), gcfmt::size(st.reclaimedBytes), gcfmt::count(st.deadObjects),
-                               gcfmt::count(st.roots)));
-    mappingLabel_->setText(tr("<b>Mapping</b> of generation %1: %2 records (%3)")
+                          .arg(gcfmt::size(st.split), gcfmt::size(st.liveBytes),
+                               counted(qint64(st.objectsVisited), "object", "objects"), counted(qint64(st.ranges), "range", "ranges"),
+                               gcfmt::size(st.reclaimedBytes), counted(qint64(st.deadObjects), "object", "objects"),
+                               counted(qint64(st.roots), "root", "roots")));
+    mappingLabel_->setText(tr("<b>Mapping</b> of generation %1: %2 (%3)")
                                .arg(run->generation->control.generation)
-                               .arg(gcfmt::count(run->generation->mapping.size()),
+                               .arg(counted(qint64(run->generation->mapping.size()), "record", "records"),
                                     gcfmt::size(packSizes_.mappingBytes)));
     fillSizes();
     sizesLabel_->setText(tr("<b>Pack files</b>: generation %1 now, generation %2 after this GC")
@@ -327,7 +329,7 @@ QString ReachabilityView::lookupHtml(const PackStripWidget::Hover& hover, const 
             html += tr("<br>… and %1 more").arg(gcfmt::count(r.total - r.entries.size()));
     }
     if (r.unreadable)
-        html += tr("<br><i>%1 entries could not be read</i>").arg(r.unreadable);
+        html += tr("<br><i>%1 could not be read</i>").arg(counted(qint64(r.unreadable), "entry", "entries"));
     return html;
 }
 

@@ -17,10 +17,19 @@ JobProgressWidget::JobProgressWidget(QWidget* parent)
     bar_->setRange(0, 1000);
     bar_->setTextVisible(false);
     bar_->setMaximumWidth(320);
+    label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    label_->setMinimumWidth(label_->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 12);
     layout->addWidget(label_, 1);
     layout->addWidget(bar_, 1);
     layout->addWidget(cancel_);
     hide();
+}
+
+void JobProgressWidget::setKeepSpaceWhenHidden(bool keep)
+{
+    QSizePolicy policy = sizePolicy();
+    policy.setRetainSizeWhenHidden(keep);
+    setSizePolicy(policy);
 }
 
 void JobProgressWidget::attach(JobRunner* runner)
@@ -43,8 +52,10 @@ void JobProgressWidget::attach(JobRunner* runner)
 void JobProgressWidget::showStatus(const cs::JobStatus& status)
 {
     bar_->setValue(int(status.fraction * 1000));
-    if (cancel_->isEnabled())
+    if (cancel_->isEnabled()) {
         label_->setText(JobRunner::describe(status));
+        label_->setToolTip(label_->text());
+    }
 }
 
 } // namespace ui

@@ -1,6 +1,8 @@
 // A progress bar (0..1000) with the job's step and time left, and a Cancel
 // button, for a view to embed above its content. Shows itself when the
-// attached runner starts a job and hides when the job ends.
+// attached runner starts a job and hides when the job ends. The text never
+// widens the widget (it is clipped, the whole of it in the tooltip), so the
+// Cancel button and the layout around it stay put while a job reports.
 #pragma once
 #include <QWidget>
 
@@ -18,6 +20,9 @@ class JobProgressWidget : public QWidget {
 public:
     explicit JobProgressWidget(QWidget* parent = nullptr);
     void attach(JobRunner* runner);
+    // Keep the widget's space while no job runs, so the content below does
+    // not move when a job starts and ends.
+    void setKeepSpaceWhenHidden(bool keep);
 
     QProgressBar* bar() const { return bar_; }
     QLabel* label() const { return label_; }

@@ -14,6 +14,9 @@ namespace ui {
 void MainWindow::createStatusBar()
 {
     jobLabel_ = new QLabel(this);
+    // A long job text is clipped, never a reason for the window to grow or
+    // the sidebar to be squeezed.
+    jobLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     jobBar_ = new QProgressBar(this);
     jobBar_->setRange(0, 1000);
     jobBar_->setTextVisible(false);

@@ -1,4 +1,5 @@
 #include "ui/store/EntryDetailsPane.h"
+#include "ui/shell/Plural.h"
 
 #include "core/jobs/Job.h"
 #include "core/util/Units.h"
@@ -153,7 +154,7 @@ void EntryDetailsPane::fill(const cs::store::EntryDetails& d)
             << cell(sizeText(o.storedBytes), qulonglong(o.storedBytes), true)
             << cell(sizeText(o.logicalSize), qulonglong(o.logicalSize), true)
             << cell(QString::number(o.position), qulonglong(o.position), true)
-            << cell(chunk ? (o.sharedWith ? tr("%n other entries", nullptr, int(o.sharedWith)) : tr("—")) : QString(),
+            << cell(chunk ? (o.sharedWith ? counted(qint64(o.sharedWith), "other entry", "other entries") : tr("—")) : QString(),
                     qulonglong(o.sharedWith), true)
             << cell(QString::fromStdString(o.sha256));
         if (chunk) {
@@ -193,14 +194,14 @@ void EntryDetailsPane::fill(const cs::store::EntryDetails& d)
 
     QString text;
     if (e.state == cs::store::EntryState::Merged)
-        text = tr("%1 chunks; %2 shared with other entries (%3 of %4), highlighted.")
-                   .arg(chunks)
+        text = tr("%1; %2 shared with other entries (%3 of %4), highlighted.")
+                   .arg(counted(chunks, "chunk", "chunks"))
                    .arg(shared)
                    .arg(sizeText(sharedBytes))
                    .arg(sizeText(e.size));
     else
-        text = tr("%1 parts in parts/ (%2 present); objects appear once the entry is merged.")
-                   .arg(d.parts.size())
+        text = tr("%1 in parts/ (%2 present); objects appear once the entry is merged.")
+                   .arg(counted(qint64(d.parts.size()), "part", "parts"))
                    .arg(std::count_if(d.parts.begin(), d.parts.end(), [](const auto& p) { return p.present; }));
     if (!d.treeError.empty())
         text += QLatin1Char(' ') + tr("Object tree incomplete: %1").arg(QString::fromStdString(d.treeError));

@@ -1,4 +1,5 @@
 #include "ui/store/EvictDialog.h"
+#include "ui/shell/Plural.h"
 
 #include "core/jobs/Job.h"
 #include "core/util/Units.h"
@@ -44,7 +45,8 @@ EvictDialog::EvictDialog(std::shared_ptr<cs::store::Store> store, std::vector<st
     olderThan_->setPlaceholderText(tr("e.g. 30d (created before)"));
     unusedFor_->setPlaceholderText(tr("e.g. 7d (not restored since; never-read entries count from creation)"));
     maxSize_->setPlaceholderText(tr("e.g. 10GiB (then least recently used first)"));
-    selectedBox_->setText(tr("The %n selected key(s), any version and scope", nullptr, int(selectedKeys_.size())));
+    selectedBox_->setText(selectedKeys_.size() == 1 ? tr("The selected key, any version and scope")
+                                                     : tr("The %1 selected keys, any version and scope").arg(selectedKeys_.size()));
     selectedBox_->setEnabled(!selectedKeys_.empty());
     selectedBox_->setChecked(!selectedKeys_.empty());
     form->addRow(tr("Older than:"), olderThan_);
@@ -170,10 +172,10 @@ void EvictDialog::onPreviewFinished(bool ok, const QString& resultOrError)
     }
     QString text = rows.empty()
                        ? tr("Nothing matches: no entry would be evicted.")
-                       : tr("%n entries would be evicted: %1 of entry data, %2 of parts freed now; pack space is "
-                            "reclaimed by the next GC.",
-                            nullptr, int(rows.size()))
-                             .arg(QString::fromStdString(cs::formatSize(preview_->bytes)),
+                       : tr("%1 would be evicted: %2 of entry data, %3 of parts freed now; pack space is "
+                            "reclaimed by the next GC.")
+                             .arg(counted(qint64(rows.size()), "entry", "entries"),
+                                  QString::fromStdString(cs::formatSize(preview_->bytes)),
                                   QString::fromStdString(cs::formatSize(preview_->partBytes)));
     if (int(rows.size()) > shown)
         text += QLatin1Char(' ') + tr("(the first %1 are listed)").arg(shown);
