@@ -226,6 +226,77 @@ void EntryTableModel::refresh()
     applyFilter(filter_, count);
 }
 
+void EntryTableModel::refreshInPlace()
+{
+    if (!countStore_) {
+        refresh();
+        return;
+    }
+    if (counting_)
+        return;   // a new filter's count is on its way: its reset reads everything again
+    std::vector<int> cached;
+    for (const auto& [page, p] : pages_)
+        cached.push_back(page);
+    struct Reread {
+        uint64_t count = 0;
+        std::vector<std::pair<int, std::vector<EntryRow>>> pages;
+        bool ok = false;
+    };
+    const int generation = generation_;
+    auto* watcher = new QFutureWatcher<Reread>(this);
+    connect(watcher, &QFutureWatcher<Reread>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        Reread r = watcher->result();
+        // A reset (filter, sort, refresh) since the start has read everything anew.
+        if (!r.ok || generation != generation_ || counting_)
+            return;
+        const uint64_t old = count_;
+        if (r.count > old) {
+            beginInsertRows({}, int(old), int(r.count) - 1);
+            count_ = r.count;
+            endInsertRows();
+        } else if (r.count < old) {
+            beginRemoveRows({}, int(r.count), int(old) - 1);
+            count_ = r.count;
+            endRemoveRows();
+        }
+        // Pages in flight were read before the change: they must not land.
+        ++generation_;
+        pages_.clear();
+        lru_.clear();
+        wanted_.clear();
+        for (auto& [page, rows] : r.pages)
+            insertPage(page, std::move(rows));
+        startAnchors();   // the old ones are stale
+        if (count_ > 0)
+            Q_EMIT dataChanged(index(0, 0), index(int(count_) - 1, ColumnCount - 1));
+        Q_EMIT refreshedInPlace();
+    });
+    watcher->setFuture(runInBackground([store = countStore_, filter = filter_, sort = sort_, desc = descending_,
+                                          cached] {
+        Reread r;
+        try {
+            r.count = store->countEntries(filter);
+            for (int page : cached)
+                if (uint64_t(page) * kPageRows < r.count)
+                    r.pages.emplace_back(page, store->listEntries(filter, sort, desc, uint64_t(page) * kPageRows, kPageRows));
+            r.ok = true;
+        } catch (const std::exception&) {
+            r.ok = false;   // the next change (or F5) reads again
+        }
+        return r;
+    }));
+}
+
+int EntryTableModel::loadedRowOf(int64_t id) const
+{
+    for (const auto& [page, p] : pages_)
+        for (size_t i = 0; i < p.rows.size(); ++i)
+            if (p.rows[i].id == id)
+                return page * kPageRows + int(i);
+    return -1;
+}
+
 void EntryTableModel::sort(int column, Qt::SortOrder order)
 {
     const SortColumn s = column < 0 ? SortColumn::Id : sortColumnOf(column);

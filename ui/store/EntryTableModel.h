@@ -68,6 +68,14 @@ public:
     // Re-counts and drops every cached page (after the store changed); with
     // a count store the reset comes with filterApplied().
     void refresh();
+    // Another process changed the catalog: re-counts and re-reads the cached
+    // pages off the GUI thread (count store required; otherwise refresh()),
+    // then swaps them in without a reset: rows are added or removed at the
+    // end and dataChanged covers the rest, so views keep their scroll
+    // position and selected rows. refreshedInPlace() follows.
+    void refreshInPlace();
+    // The row of entry id among the rows read so far, -1 when not loaded.
+    int loadedRowOf(int64_t id) const;
 
     cs::store::SortColumn sortColumn() const { return sort_; }
     bool sortDescending() const { return descending_; }
@@ -97,6 +105,8 @@ Q_SIGNALS:
     void countFailed(const QString& error);
     // Page anchors for the current listing arrived (pages now seek).
     void anchorsReady();
+    // A refreshInPlace() has been applied (rows may have moved).
+    void refreshedInPlace();
 
 private:
     struct Page {

@@ -1,4 +1,5 @@
 #include "ui/store/StoreBrowser.h"
+#include "ui/shell/Plural.h"
 
 #include "ui/store/EntryDetailsPane.h"
 #include "ui/store/EntryTableModel.h"
@@ -9,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -95,6 +97,31 @@ StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_
         if (pendingDetailsRow_ >= first.row() && pendingDetailsRow_ <= last.row())
             onCurrentRowChanged();
     });
+    connect(model_, &EntryTableModel::refreshedInPlace, this, [this] {
+        updateCountLabel();
+        // Rows may have moved under the selection: select the same entries
+        // at their new rows; the scroll position is left where it was.
+        QItemSelection selection;
+        for (int64_t id : std::exchange(keepSelected_, {}))
+            if (const int row = model_->loadedRowOf(id); row >= 0)
+                selection.select(model_->index(row, 0), model_->index(row, EntryTableModel::ColumnCount - 1));
+        QItemSelectionModel* sm = table_->selectionModel();
+        // Moving the current index would auto-scroll to it: put the view back.
+        const int vertical = table_->verticalScrollBar()->value();
+        const int horizontal = table_->horizontalScrollBar()->value();
+        const int64_t currentId = std::exchange(keepCurrent_, 0);
+        const int currentRow = currentId ? model_->loadedRowOf(currentId) : -1;
+        if (currentRow >= 0)
+            sm->setCurrentIndex(model_->index(currentRow, sm->currentIndex().isValid() ? sm->currentIndex().column() : 0),
+                                QItemSelectionModel::NoUpdate);
+        else if (currentId)
+            sm->clearCurrentIndex();   // the entry is gone (evicted elsewhere)
+        sm->select(selection, QItemSelectionModel::ClearAndSelect);
+        table_->verticalScrollBar()->setValue(vertical);
+        table_->horizontalScrollBar()->setValue(horizontal);
+        onCurrentRowChanged();   // the details of the (possibly changed) entry
+        Q_EMIT selectionChanged();
+    });
     connect(model_, &EntryTableModel::countFailed, this,
             [this](const QString& error) { count_->setText(tr("Filter failed: %1").arg(error)); });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &StoreBrowser::onCurrentRowChanged);
@@ -116,8 +143,9 @@ void StoreBrowser::updateCountLabel()
         count_->setText(tr("counting…"));
         return;
     }
-    const QString n = QLocale().toString(model_->rowCount());
-    count_->setText(model_->keyFilter().isEmpty() ? tr("%1 entries").arg(n) : tr("%1 matching entries").arg(n));
+    const int n = model_->rowCount();
+    count_->setText(model_->keyFilter().isEmpty() ? counted(n, "entry", "entries")
+                                                  : counted(n, "matching entry", "matching entries"));
 }
 
 void StoreBrowser::onCurrentRowChanged()
@@ -151,6 +179,14 @@ void StoreBrowser::selectRow(int row)
     const QModelIndex index = model_->index(row, 0);
     table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     table_->scrollTo(index);
+}
+
+void StoreBrowser::refreshInPlace()
+{
+    keepSelected_ = selectedEntryIds();
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    keepCurrent_ = current.isValid() ? model_->entryIdAt(current.row()) : 0;
+    model_->refreshInPlace();
 }
 
 void StoreBrowser::refresh()

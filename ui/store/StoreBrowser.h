@@ -42,6 +42,11 @@ public:
     void selectRow(int row);
     // Re-reads the table (keeping the filter and sort) and the details.
     void refresh();
+    // After another process changed the store: re-reads the table without a
+    // reset (EntryTableModel::refreshInPlace), keeping the scroll position
+    // and the selected entries selected where they are now (when their rows
+    // are loaded), and re-reads the details.
+    void refreshInPlace();
 
 Q_SIGNALS:
     void selectionChanged();
@@ -60,6 +65,8 @@ private:
     int pendingDetailsRow_ = -1;  // current row whose page is still being read
     int reselectRow_ = -1;        // after refresh(): the row and entry to select again
     int64_t reselectId_ = 0;
+    std::vector<int64_t> keepSelected_;   // refreshInPlace(): entries to select again
+    int64_t keepCurrent_ = 0;
 };
 
 } // namespace ui

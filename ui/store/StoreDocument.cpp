@@ -1,4 +1,5 @@
 #include "ui/store/StoreDocument.h"
+#include "ui/shell/Plural.h"
 
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
@@ -8,6 +9,7 @@
 #include "ui/jobs/JobRunner.h"
 #include "ui/store/EntryTableModel.h"
 #include "ui/store/StoreBrowser.h"
+#include "ui/store/StoreWatcher.h"
 
 #include <QDir>
 #include <QLabel>
@@ -47,7 +49,8 @@ StoreDocument::StoreDocument(const QString& dir, std::shared_ptr<cs::store::Stor
       summary_(new QLabel(this)),
       toolbar_(new QToolBar(this)),
       views_(new QTabWidget(this)),
-      browser_(new StoreBrowser(pageStore_, workStore_, this))
+      browser_(new StoreBrowser(pageStore_, workStore_, this)),
+      watcher_(new StoreWatcher(dir, this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 8);
@@ -74,20 +77,24 @@ StoreDocument::StoreDocument(const QString& dir, std::shared_ptr<cs::store::Stor
         }
         const auto s = std::any_cast<StatsPtr>(statsRunner_->result());
         auto size = [](uint64_t b) { return QString::fromStdString(cs::formatSize(b)); };
-        QString text = tr("<b>%1 entries</b> (%2 merged, %3 unmerged) · logical %4 · stored %5 · dedup %6× · "
+        QString text = tr("<b>%1</b> (%2 merged, %3 unmerged) · logical %4 · stored %5 · dedup %6× · "
                           "unmerged parts %7 · pack %8")
-                           .arg(QLocale().toString(qulonglong(s->entries)))
+                           .arg(counted(qint64(s->entries), "entry", "entries"))
                            .arg(QLocale().toString(qulonglong(s->mergedEntries)))
                            .arg(QLocale().toString(qulonglong(s->unmergedEntries)))
                            .arg(size(s->logicalBytes), size(s->storedBytes))
                            .arg(s->dedupRatio, 0, 'f', 2)
                            .arg(size(s->unmergedBytes), size(s->packBytes));
         if (s->uploadingEntries)
-            text += tr(" · %n upload(s) in progress", nullptr, int(s->uploadingEntries));
+            text += tr(" · %1 in progress").arg(counted(qint64(s->uploadingEntries), "upload", "uploads"));
         summary_->setText(text);
         summaryReady_ = true;
         Q_EMIT summaryUpdated();
     });
+    // This document's own actions refresh everything when they end
+    // (notifyStoreChanged); meanwhile the counters they move are not news.
+    connect(actionRunner_, &JobRunner::started, watcher_, [this] { watcher_->setPaused(true); });
+    connect(watcher_, &StoreWatcher::changed, this, &StoreDocument::onExternalChange);
     createActions();
     refreshSummary();
     addGcViews(this);   // "Reachability" and "GC" tabs (ui/gc)
@@ -105,6 +112,12 @@ QString StoreDocument::summaryText() const
     return summary_->text();
 }
 
+QLineEdit* StoreDocument::showFilter()
+{
+    views_->setCurrentWidget(browser_);
+    return browser_->filterEdit();
+}
+
 void StoreDocument::addView(QWidget* view, const QString& title)
 {
     views_->addTab(view, title);
@@ -120,9 +133,24 @@ void StoreDocument::refreshSummary()
 
 void StoreDocument::notifyStoreChanged()
 {
+    watcher_->setPaused(actionRunner_->isRunning());
+    watcher_->rebaseline();
     browser_->refresh();
     refreshSummary();
     updateActionState();
+    Q_EMIT storeChanged();
+}
+
+} // namespace ui
+
+namespace ui {
+
+void StoreDocument::onExternalChange()
+{
+    Q_EMIT externalChangeSeen();
+    browser_->refreshInPlace();
+    if (!statsRunner_->isRunning())
+        refreshSummary();
     Q_EMIT storeChanged();
 }
 

@@ -8,6 +8,11 @@
 // Other views (GC, mapping, ...) add themselves as further tabs with
 // addView(); they refresh on storeChanged(), and call notifyStoreChanged()
 // after anything they do that modifies the store.
+//
+// Changes other processes make (a cache server uploading, a cron job
+// evicting, cachescope-cli) are noticed by a StoreWatcher polling the
+// catalog's change counters: the table is refreshed in place (selection and
+// scroll position kept), the summary re-read and storeChanged() emitted.
 #pragma once
 #include "ui/shell/Document.h"
 
@@ -20,6 +25,7 @@
 
 class QAction;
 class QLabel;
+class QLineEdit;
 class QTabWidget;
 class QToolBar;
 
@@ -31,6 +37,7 @@ class EntryTableModel;
 class JobProgressWidget;
 class JobRunner;
 class StoreBrowser;
+class StoreWatcher;
 
 class StoreDocument : public QWidget, public Document {
     Q_OBJECT
@@ -50,6 +57,8 @@ public:
     QTabWidget* views() const { return views_; }
 
     JobRunner* jobRunner() const override { return actionRunner_; }
+    void refresh() override { notifyStoreChanged(); }
+    QLineEdit* showFilter() override;   // the Entries tab's key filter
 
     // For tests and other views.
     StoreBrowser* browser() const { return browser_; }
@@ -60,6 +69,7 @@ public:
     QAction* mergeAllAction() const { return mergeAll_; }
     QAction* restoreAction() const { return restore_; }
     QAction* evictAction() const { return evict_; }
+    StoreWatcher* watcher() const { return watcher_; }
     // The message of the last failed action ("" when the last one succeeded).
     QString lastActionError() const { return lastActionError_; }
 
@@ -77,6 +87,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void storeChanged();
+    // Another process changed the store and the views are being refreshed.
+    void externalChangeSeen();
     void summaryUpdated();
     // After each action job: ok, or the error sentence / "cancelled".
     void actionFinished(bool ok, const QString& resultOrError);
@@ -89,6 +101,7 @@ private:
     void updateActionState();
     void runAction(const QString& name, std::function<std::any(cs::Job&)> work);
     void onActionFinished(bool ok, const QString& resultOrError);
+    void onExternalChange();
 
     QString dir_;
     std::shared_ptr<cs::store::Store> pageStore_;   // GUI thread: table pages
@@ -100,6 +113,7 @@ private:
     QToolBar* toolbar_;
     QTabWidget* views_;
     StoreBrowser* browser_;
+    StoreWatcher* watcher_;
     QAction* mergeSelected_ = nullptr;
     QAction* mergeAll_ = nullptr;
     QAction* restore_ = nullptr;

@@ -3,6 +3,7 @@
 // in the JobProgressWidget; when it ends the table and summary are refreshed
 // and a failure is shown with the core's sentence.
 #include "ui/store/StoreDocument.h"
+#include "ui/shell/Plural.h"
 
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
@@ -59,9 +60,9 @@ QString mergeSummary(const std::vector<cs::store::MergeResult>& results)
         fresh += r.newChunks;
         appended += r.appendedBytes;
     }
-    return QObject::tr("merged %1 entries: %2 chunks, %3 new, %4 appended to the pack")
-        .arg(merged)
-        .arg(chunks)
+    return QObject::tr("merged %1: %2, %3 new, %4 appended to the pack")
+        .arg(counted(qint64(merged), "entry", "entries"))
+        .arg(counted(qint64(chunks), "chunk", "chunks"))
         .arg(fresh)
         .arg(QString::fromStdString(cs::formatSize(appended)));
 }
@@ -78,10 +79,9 @@ void StoreDocument::createActions()
     restore_->setToolTip(tr("Write the selected entry's bytes to a file (SHA-256 checked)"));
     evict_ = new QAction(tr("Evict…"), this);
     evict_->setToolTip(tr("Choose entries to evict by age, idle time or a size budget; preview before anything goes"));
+    // F5 is the main window's View > Refresh, which calls refresh().
     refresh_ = new QAction(tr("Refresh"), this);
-    refresh_->setShortcut(QKeySequence::Refresh);
-    refresh_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    addAction(refresh_);
+    refresh_->setToolTip(tr("Read the store again (F5)"));
 
     toolbar_->addAction(mergeSelected_);
     toolbar_->addAction(mergeAll_);
@@ -147,7 +147,7 @@ void StoreDocument::mergeSelected()
         return;
     }
     std::sort(entries.begin(), entries.end());
-    runAction(tr("Merging %n entries", nullptr, int(entries.size())), [store = workStore_, entries](cs::Job& job) {
+    runAction(tr("Merging %1").arg(counted(qint64(entries.size()), "entry", "entries")), [store = workStore_, entries](cs::Job& job) {
         const auto results = mergeEntries(*store, entries, job);
         job.finish(mergeSummary(results).toStdString());
         return std::any(results.size());
