@@ -38,7 +38,17 @@ int main(int argc, char** argv)
     parser.addOption(output);
     parser.addOption(profileBoot);
     parser.addOption(profileIdle);
-    parser.process(app);
+    // Bad usage exits 2, as cachescope-cli does (process() would exit 1).
+    if (!parser.parse(QApplication::arguments())) {
+        std::fprintf(stderr, "cachescope: %s\nTry 'cachescope --help'.\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        std::printf("cachescope %s\n", CACHESCOPE_VERSION);
+        return 0;
+    }
+    if (parser.isSet(QStringLiteral("help")))
+        parser.showHelp(0);
 
     if (parser.isSet(renderSamples)) {
         QString error;

@@ -44,6 +44,7 @@ public:
 
     QList<QAction*> exportActions() const override { return exportActions_; }
     JobRunner* jobRunner() const override { return runner_; }
+    void refresh() override { rescan(false); }
 
     FrameTableModel* model() const { return model_; }
     QTableView* table() const { return table_; }

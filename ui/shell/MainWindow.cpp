@@ -13,9 +13,11 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -60,6 +62,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
     connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onCurrentTabChanged);
     connect(recent_, &RecentFiles::openRequested, this, &MainWindow::openPath);
+    connect(recent_, &RecentFiles::changed, welcome_, &WelcomePage::refresh);
 
     createSidebar();
     createMenus();
@@ -114,8 +117,16 @@ bool MainWindow::openPath(const QString& path)
         showError(tr("Cannot open"), tr("%1 is not a readable file.").arg(QDir::toNativeSeparators(path)));
         return false;
     }
-    addDocument(new FrameLayoutDocument(canonical(path)), info.fileName(), path);
-    recent_->add(path);
+    auto* doc = new FrameLayoutDocument(canonical(path));
+    // Recent files list only files that opened: a file that is not zstd
+    // shows its error in the tab and stays out of (or leaves) the list.
+    connect(doc, &FrameLayoutDocument::scanFinished, recent_, [this, path](bool ok, const QString& error) {
+        if (ok)
+            recent_->add(path);
+        else if (error != QLatin1String("cancelled"))
+            recent_->remove(path);
+    });
+    addDocument(doc, info.fileName(), path);
     return true;
 }
 
@@ -214,6 +225,7 @@ void MainWindow::onCurrentTabChanged(int index)
     central_->setCurrentWidget(doc ? static_cast<QWidget*>(tabs_) : welcome_);
     followJobOf(doc);
     setWindowTitle(doc ? tr("%1 — cachescope").arg(tabs_->tabText(index)) : tr("cachescope"));
+    updateDocumentActions();
 }
 
 void MainWindow::showError(const QString& title, const QString& message)
@@ -244,11 +256,26 @@ void MainWindow::dropEvent(QDropEvent* event)
     event->acceptProposedAction();
 }
 
+QSize MainWindow::firstWindowSize(const QSize& available)
+{
+    // 90 % of the area at most, so the title bar and borders fit as well.
+    return QSize(1280, 820).boundedTo(QSize(available.width() * 9 / 10, available.height() * 9 / 10));
+}
+
 void MainWindow::restoreWindowState()
 {
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
-        resize(1280, 820);
+    const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    const QRect available = screen ? screen->availableGeometry() : QRect(0, 0, 1280, 820);
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray())) {
+        resize(firstWindowSize(available.size()));
+        move(available.center() - rect().center());
+    } else if (!isMaximized() && !isFullScreen() &&
+               (width() > available.width() || height() > available.height())) {
+        // Saved on a larger screen or at a smaller scale factor.
+        resize(size().boundedTo(available.size()));
+        move(available.topLeft());
+    }
     restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray(), kStateVersion);
 }
 

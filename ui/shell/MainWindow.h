@@ -3,10 +3,12 @@
 // sidebar dock listing what is open, the File menu (Open File, Open Store
 // Folder, Open Recent, Export, Close Tab, Quit), drag and drop of files and
 // folders, and a status bar with the current tab's job and the GUI thread's
-// stall monitor. Geometry and dock state are saved with kStateVersion.
+// stall monitor. Geometry and dock state are saved with kStateVersion; the
+// window always fits the screen's available area (any scale factor).
 #pragma once
 #include <QMainWindow>
 
+class QAction;
 class QDockWidget;
 class QLabel;
 class QListWidget;
@@ -16,6 +18,7 @@ class QStackedWidget;
 class QTabWidget;
 
 namespace ui {
+class GuideWindow;
 class JobRunner;
 class RecentFiles;
 class StallMonitor;
@@ -47,6 +50,12 @@ public:
     StallMonitor* stallMonitor() const { return stallMonitor_; }
     RecentFiles* recentFiles() const { return recent_; }
     QString lastError() const { return lastError_; }
+    // The About box's text: the app's version and those of Qt, zstd, SQLite
+    // and QCustomPlot it runs with.
+    static QString aboutText();
+    // The size of a first window (no saved geometry) on a screen whose
+    // available area is available: the preferred 1280 x 820, shrunk to fit.
+    static QSize firstWindowSize(const QSize& available);
 
 public Q_SLOTS:
     void openFileDialog();
@@ -54,6 +63,9 @@ public Q_SLOTS:
     void openActionsDataDialog();   // a cache server's data dir (ui/actions)
     void closeTab(int index);
     void closeCurrentTab();
+    void focusFilter();      // Edit > Find (Ctrl+F): the current view's filter box
+    void refreshCurrent();   // View > Refresh (F5)
+    void showGuide();        // Help > User Guide (F1)
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -65,6 +77,7 @@ private:
     void createMenus();
     void fillExportMenu();
     // MainWindowStatus.cpp
+    void updateDocumentActions();
     void createStatusBar();
     void followJobOf(QWidget* doc);
 
@@ -84,6 +97,9 @@ private:
     QListWidget* sidebar_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QMenu* exportMenu_ = nullptr;
+    QAction* findAction_ = nullptr;
+    QAction* refreshAction_ = nullptr;
+    GuideWindow* guide_ = nullptr;
     QLabel* jobLabel_ = nullptr;
     QProgressBar* jobBar_ = nullptr;
     QLabel* stallLabel_ = nullptr;

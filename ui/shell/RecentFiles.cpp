@@ -52,13 +52,18 @@ void RecentFiles::clear()
 
 void RecentFiles::store(const QStringList& paths)
 {
+    if (settings_.value(kKey).toStringList() == paths)
+        return;
     settings_.setValue(kKey, paths);
+    Q_EMIT changed();
 }
 
 void RecentFiles::fillMenu(QMenu* menu)
 {
-    menu->clear();
+    // Read first: paths() may drop vanished files and emit changed(), which
+    // refills this menu before this call does.
     const QStringList list = paths();
+    menu->clear();
     int n = 0;
     for (const QString& p : list) {
         ++n;
@@ -66,11 +71,13 @@ void RecentFiles::fillMenu(QMenu* menu)
         QAction* action = menu->addAction(label);
         connect(action, &QAction::triggered, this, [this, p] { Q_EMIT openRequested(p); });
     }
-    if (!list.isEmpty()) {
+    if (list.isEmpty()) {
+        menu->addAction(tr("No recent files"))->setEnabled(false);
+    } else {
         menu->addSeparator();
         connect(menu->addAction(tr("Clear Recent")), &QAction::triggered, this, &RecentFiles::clear);
     }
-    menu->setEnabled(!list.isEmpty());
+    menu->setEnabled(true);
 }
 
 } // namespace ui

@@ -21,11 +21,14 @@ public:
     void remove(const QString& path);
     void clear();
     QStringList paths() const;
-    // Refills menu with one action per path (and "Clear"); disabled when empty.
+    // Refills menu with one action per path (and "Clear Recent"), or one
+    // disabled "No recent files" line; the menu itself stays enabled.
     void fillMenu(QMenu* menu);
 
 Q_SIGNALS:
     void openRequested(const QString& path);
+    // The list changed (add, remove, clear).
+    void changed();
 
 private:
     void store(const QStringList& paths);
