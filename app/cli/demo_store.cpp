@@ -1,7 +1,9 @@
 // The demo dataset's store (`cachescope-cli demo DIR` makes DIR/store): a few
 // CI-cache-like entries, some merged and some left unmerged, that share most
 // of their bytes (the same dependencies under new keys), so the browser shows
-// dedup, shared chunks and unmerged parts.
+// dedup, shared chunks and unmerged parts. Two merged entries with bytes of
+// their own are then evicted, so the pack holds dead ranges: the Reachability
+// view shows what a GC would reclaim on a first visit.
 #include "DemoDataset.h"
 
 #include "core/jobs/Job.h"
@@ -65,6 +67,18 @@ std::string makeStore(const std::string& dir)
         {"macOS-node-modules-3f2a91", "refs/heads/main", 4, true},
         {"Linux-cargo-registry-77aa10", "refs/heads/main", 0, false},
     };
+    // Evicted below: bytes no other entry shares (seeds of their own).
+    const Spec evicted[] = {
+        {"Linux-gradle-caches-0b19e2", "refs/heads/release/1.2", 5, true},
+        {"Windows-nuget-packages-5d3c88", "refs/heads/main", 6, true},
+    };
+    auto uploadEvicted = [&](const Spec& s) {
+        upload(*store, s.key, s.scope, depsBytes(s.tail << 20, 200 + s.tail));
+        cs::Job job;
+        job.start();
+        store->merge(store->findEntry(s.key, "demo-v1", s.scope)->id, job);
+    };
+    uploadEvicted(evicted[0]);   // dead bytes at the start of the pack and after the live ones
     for (const Spec& s : specs) {
         std::string data = s.tail ? base : depsBytes(12u << 20, 99);
         if (s.tail)
@@ -76,11 +90,17 @@ std::string makeStore(const std::string& dir)
             store->merge(store->findEntry(s.key, "demo-v1", s.scope)->id, job);
         }
     }
+    uploadEvicted(evicted[1]);
     cs::Job job;
     job.start();
+    cs::store::EvictPolicy policy;
+    for (const Spec& s : evicted)
+        policy.keys.push_back(s.key);
+    const cs::store::EvictResult gone = store->evict(policy, job);
     const cs::store::StoreStats st = store->stats(job);
     return "store: " + std::to_string(st.entries) + " entries (" + std::to_string(st.mergedEntries) + " merged, " +
-           std::to_string(st.unmergedEntries) + " unmerged), dedup ratio " + fixed(st.dedupRatio, 2);
+           std::to_string(st.unmergedEntries) + " unmerged), dedup ratio " + fixed(st.dedupRatio, 2) + "; " +
+           std::to_string(gone.evicted.size()) + " evicted (their chunks are dead in the pack until a GC)";
 }
 
 DemoItemRegistration storeDemo({"store", 100, makeStore});

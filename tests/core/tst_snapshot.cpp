@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -598,6 +599,13 @@ void TestSnapshot::demoDatasetIsIdempotent()
     QVERIFY(small.size() > 300);
     const auto seekable = parseFrames(readFile(dir + QStringLiteral("/seekable.zst")));
     QCOMPARE(seekable.last().magic, cs::kSeekTableMagic);
+    // The demo store has evicted entries: a GC would reclaim dead ranges.
+    auto gc = cli({QStringLiteral("store"), QStringLiteral("gc"), dir + QStringLiteral("/store"), QStringLiteral("--dry-run"),
+                   QStringLiteral("--json"), QStringLiteral("--ranges")});
+    QVERIFY2(gc.exitCode == 0, gc.err.constData());
+    const QJsonObject stats = QJsonDocument::fromJson(gc.out).object();
+    QVERIFY2(stats.value(QStringLiteral("reclaimed_bytes")).toDouble() > 1 << 20, gc.out.constData());
+    QVERIFY(stats.value(QStringLiteral("dead_ranges")).toArray().size() >= 2);
     const QByteArray firstOut = first.out;
     auto second = cli({QStringLiteral("demo"), dir});
     QCOMPARE(second.exitCode, 0);
