@@ -53,12 +53,19 @@ ChartExportDialog::ChartExportDialog(QWidget* parent, const QString& suggestedNa
                         "192 dpi gives a sharp picture at half the pixel size on a page or a slide."));
     title_->setPlaceholderText(tr("none"));
 
+    // Rows holding a layout get no buddy from QFormLayout: label them by hand
+    // so their mnemonics work (and the '&' is not shown).
+    auto label = [this](const QString& text, QWidget* buddy) {
+        auto* l = new QLabel(text, this);
+        l->setBuddy(buddy);
+        return l;
+    };
     auto* form = new QFormLayout;
-    form->addRow(tr("&File:"), fileRow);
-    form->addRow(tr("F&ormat:"), format_);
-    form->addRow(tr("&Size:"), sizeRow);
-    form->addRow(tr("&Resolution:"), dpi_);
-    form->addRow(tr("&Title:"), title_);
+    form->addRow(label(tr("&File:"), path_), fileRow);
+    form->addRow(label(tr("F&ormat:"), format_), format_);
+    form->addRow(label(tr("&Size:"), width_), sizeRow);
+    form->addRow(label(tr("&Resolution:"), dpi_), dpi_);
+    form->addRow(label(tr("&Title:"), title_), title_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
