@@ -39,10 +39,16 @@ add_custom_target(cachescope_package_files ALL DEPENDS ${icon_pngs} ${pkgdir}/ca
 
 # ---- cachescope-cli: the headless tool
 install(TARGETS cachescope-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
-# Its man page is generated with the CLI (app/cli) when that target exists.
-if(TARGET cachescope_cli_manpage)
-  install(FILES ${CACHESCOPE_CLI_MANPAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT cli)
-endif()
+# Its man page is generated from the command tree (app/CMakeLists.txt,
+# target cachescope_cli_docs); the completions are installed there.
+add_custom_command(OUTPUT ${pkgdir}/cachescope-cli.1.gz
+  COMMAND sh -c "gzip -9n < \"$1\" > cachescope-cli.1.gz" sh ${CACHESCOPE_CLI_MANPAGE}
+  WORKING_DIRECTORY ${pkgdir}
+  DEPENDS ${CACHESCOPE_CLI_MANPAGE} cachescope_cli_docs
+  COMMENT "Compressing the cachescope-cli man page"
+  VERBATIM)
+add_custom_target(cachescope_cli_manpage_gz ALL DEPENDS ${pkgdir}/cachescope-cli.1.gz)
+install(FILES ${pkgdir}/cachescope-cli.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT cli)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/copyright ${pkgdir}/changelog.Debian.gz
   DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/cachescope-cli COMPONENT cli)
 

@@ -74,6 +74,8 @@ for size in 16 24 32 48 64 128 256; do
   file -b "$png" | grep -q "PNG image data, $size x $size" || fail "$png: $(file -b "$png")"
 done
 [ -f "$gui_root/usr/share/man/man1/cachescope.1.gz" ] || fail "no cachescope(1) man page"
+[ -f "$cli_root/usr/share/man/man1/cachescope-cli.1.gz" ] || fail "no cachescope-cli(1) man page"
+[ -f "$cli_root/usr/share/bash-completion/completions/cachescope-cli" ] || fail "no bash completion"
 appstreamcli validate-tree --no-net "$gui_root" || fail "appstreamcli validate-tree"
 
 for deb in "$cli_deb" "$gui_deb"; do
