@@ -162,7 +162,10 @@ int main(int argc, char** argv)
     dialog.dpiBox()->setValue(192);
     dialog.titleEdit()->setText(QStringLiteral("GC of 40,000 objects, half of the entries evicted"));
     dialog.show();
-    QTest::qWaitForWindowExposed(&dialog);
+    if (!QTest::qWaitForWindowExposed(&dialog)) {
+        std::fprintf(stderr, "screenshot_tour: the chart export dialog was never shown\n");
+        failed = true;
+    }
     shoot(&dialog, "chart-export");
     dialog.close();
 
