@@ -57,6 +57,10 @@ struct Store::Impl {
     // throws on failure.
     MergeResult mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes,
                            const std::function<void()>* streamed);
+    // Sends the parts of e to sink in order, each checked against the size and
+    // CRC-32C of its commit (every part must have one); throws naming the part.
+    void streamParts(const EntryRow& e, const std::vector<PartInfo>& parts, const Sink& sink, uint64_t* sent,
+                     Job& job) const;
     // Truncates the pack back over objects a failed merge appended (Pack::dropOwnTail).
     void dropAppended(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const;
     // gc_state.running=1 while no GC holds the GC lock (one failed or died):

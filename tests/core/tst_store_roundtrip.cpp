@@ -66,8 +66,9 @@ private slots:
     }
 
     // A first restore renames its output into place once the parts are all
-    // out and matched the entry's SHA-256, before the merge commits (the
-    // reader does not wait for the pack fsync and the catalog transaction).
+    // out and matched their commit's CRC-32Cs, before the merge commits (the
+    // reader does not wait for compression, the pack fsync and the catalog
+    // transaction).
     void firstRestoreDeliversBeforeTheMergeCommits()
     {
         QTemporaryDir tmp;
@@ -90,6 +91,67 @@ private slots:
         QCOMPARE(store->entry(e.id)->state, EntryState::Merged);
         QCOMPARE(testsupport::readFile(out), data);
         QCOMPARE(QDir(tmp.path()).entryList(QDir::Files), QStringList{"out"});
+    }
+
+    // Before the output is handed over, every part is checked against the
+    // size and CRC-32C of its commit (the first pass copies the parts; the
+    // merge comes behind). A changed part: one sentence naming it, no
+    // output, no temp file, nothing appended to the pack, the entry
+    // still unmerged. The merge checks the CRCs again on its own pass.
+    // Parts without a CRC (catalogs before schema 4) go through the teeing
+    // merge and the whole SHA-256 instead.
+    void firstRestoreChecksEveryPartBeforeDelivering()
+    {
+        QTemporaryDir tmp;
+        const QByteArray data = testsupport::textBytes(5 << 20, 12);
+        auto store = Store::init(tmp.filePath("s").toStdString());
+        const EntryRow e = storetest::upload(*store, "k", data, 1 << 20, 2);
+        const QString part = tmp.filePath("s/parts/" + QString::number(e.id) + "/4");
+        const QString out = tmp.filePath("out");
+        const auto packBytes = [&] {
+            qint64 n = 0;
+            for (const QFileInfo& f : QDir(tmp.filePath("s/pack")).entryInfoList(QDir::Files))
+                n += f.size();
+            return n;
+        };
+        const qint64 packBefore = packBytes();
+        QByteArray flipped = data.mid(4 << 20);
+        flipped[7] = char(flipped[7] ^ 1);
+        QVERIFY(testsupport::writeFile(part, flipped));
+        cs::Job job;
+        job.start();
+        for (int merge = 0; merge < 2; ++merge) {
+            std::string why;
+            try {
+                if (merge)
+                    store->merge(e.id, job);
+                else
+                    store->restoreEntryToFile(e.id, out.toStdString(), job);
+            } catch (const cs::Error& ex) {
+                why = ex.what();
+            }
+            QVERIFY2(QString::fromStdString(why).contains("/4: part 4 does not match the CRC-32C"), why.c_str());
+            QVERIFY(!QFileInfo::exists(out));
+            QCOMPARE(QDir(tmp.path()).entryList(QDir::Files), QStringList{});
+            QCOMPARE(store->entry(e.id)->state, EntryState::Unmerged);
+            QCOMPARE(packBytes(), packBefore);
+        }
+
+        // Without CRCs: the same part is caught by the whole SHA-256.
+        QVERIFY(storetest::sql(store->catalogPath(), "UPDATE parts SET crc32c=NULL"));
+        try {
+            store->restoreEntryToFile(e.id, out.toStdString(), job);
+            QFAIL("a changed part without a CRC was restored");
+        } catch (const cs::Error& ex) {
+            QVERIFY2(QString::fromUtf8(ex.what()).contains("no longer match the size and SHA-256"), ex.what());
+        }
+        QVERIFY(!QFileInfo::exists(out));
+        QCOMPARE(store->entry(e.id)->state, EntryState::Unmerged);
+        QVERIFY(testsupport::writeFile(part, data.mid(4 << 20)));
+        QVERIFY(store->restoreEntryToFile(e.id, out.toStdString(), job).mergedNow);
+        QCOMPARE(testsupport::readFile(out), data);
+        QCOMPARE(storetest::restore(*store, e.id), data);
+        QVERIFY(store->fsck(job).empty());
     }
 
     void mergeThenRestoreAcrossReopen()
