@@ -32,6 +32,15 @@
 
 namespace cs::actions {
 
+// Secrets a user typed in (the GUI's Open Cache Server dialog). Empty ones
+// come from the environment (PGPASSWORD or ~/.pgpass, AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN). Held in memory only: never
+// written to settings, recent files, logs or messages.
+struct RemoteCredentials {
+    std::string pgPassword;
+    std::string accessKeyId, secretAccessKey, sessionToken;
+};
+
 struct LocationRow {
     std::string id;
     std::string folderName;

@@ -98,8 +98,8 @@ ActionsCache::~ActionsCache() = default;
 
 std::unique_ptr<ActionsCache> ActionsCache::open(const DataDirPaths& paths, bool writable)
 {
-    auto storage = openStorageAt(paths.storageDir, RemoteOptions{paths.endpoint, paths.region});
-    auto catalog = openCatalogAt(paths.dbPath, writable);
+    auto storage = openStorageAt(paths.storageDir, RemoteOptions{paths.endpoint, paths.region, paths.credentials});
+    auto catalog = openCatalogAt(paths.dbPath, writable, paths.credentials);
     return std::make_unique<ActionsCache>(std::move(catalog), std::move(storage));
 }
 

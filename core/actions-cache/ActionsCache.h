@@ -43,6 +43,7 @@ struct DataDirPaths {
     std::string storageDir;       // storage folder, or s3://BUCKET[/ROOT]
     std::string endpoint;         // S3 endpoint URL (else AWS_ENDPOINT_URL, else AWS's)
     std::string region;           // S3 region (else AWS_REGION)
+    RemoteCredentials credentials;
 };
 DataDirPaths resolveDataDir(const std::string& dataDir, const std::optional<std::string>& db = {},
                             const std::optional<std::string>& storage = {});

@@ -35,7 +35,8 @@ LocationRow locationAt(const PgResult& r, int row, int c)
 
 class PostgresCatalog final : public ActionsCatalog {
 public:
-    PostgresCatalog(std::string conninfo, bool writable) : conninfo_(std::move(conninfo)), writable_(writable)
+    PostgresCatalog(std::string conninfo, bool writable, std::string password)
+        : conninfo_(std::move(conninfo)), password_(std::move(password)), writable_(writable)
     {
         auto c = connect();
         describe_ = c->describe();
@@ -147,7 +148,7 @@ public:
     }
 
 private:
-    std::unique_ptr<PgConnection> connect() const { return PgConnection::connect(conninfo_); }
+    std::unique_ptr<PgConnection> connect() const { return PgConnection::connect(conninfo_, password_); }
     std::unique_ptr<PgConnection> connectForWrite() const
     {
         if (!writable_)
@@ -163,15 +164,17 @@ private:
     }
 
     std::string conninfo_;
+    std::string password_;   // typed in; never in a message
     std::string describe_;
     bool writable_ = false;
 };
 
 } // namespace
 
-std::unique_ptr<ActionsCatalog> openPostgresCatalog(const std::string& conninfo, bool writable)
+std::unique_ptr<ActionsCatalog> openPostgresCatalog(const std::string& conninfo, bool writable,
+                                                    const std::string& password)
 {
-    return std::make_unique<PostgresCatalog>(conninfo, writable);
+    return std::make_unique<PostgresCatalog>(conninfo, writable, password);
 }
 
 bool isPostgresLocation(const std::string& db)
@@ -182,17 +185,28 @@ bool isPostgresLocation(const std::string& db)
 
 bool isS3Location(const std::string& storage) { return storage.rfind("s3://", 0) == 0; }
 
-std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writable)
+std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writable,
+                                              const RemoteCredentials& credentials)
 {
     if (isPostgresLocation(db))
-        return openPostgresCatalog(db, writable);
+        return openPostgresCatalog(db, writable, credentials.pgPassword);
     return openSqliteCatalog(db, writable);
 }
 
-std::unique_ptr<ActionsStorage> openStorageAt(const std::string& storage, const RemoteOptions& options)
+std::unique_ptr<ActionsStorage> openStorageAt(const std::string& storage, const RemoteOptions& options, Job* job)
 {
-    if (isS3Location(storage))
-        return openS3Storage(remote::S3Config::fromLocation(storage, options.endpoint, options.region));
+    if (isS3Location(storage)) {
+        remote::S3Config config = remote::S3Config::fromLocation(storage, options.endpoint, options.region);
+        // Typed-in keys replace the environment's as a set: a typed key id
+        // never pairs with a secret of another account from the environment.
+        const RemoteCredentials& c = options.credentials;
+        if (!c.accessKeyId.empty() || !c.secretAccessKey.empty()) {
+            config.accessKeyId = c.accessKeyId;
+            config.secretAccessKey = c.secretAccessKey;
+            config.sessionToken = c.sessionToken;
+        }
+        return openS3Storage(config, job);
+    }
     return openFilesystemStorage(storage);
 }
 

@@ -8,6 +8,9 @@
 #include <memory>
 #include <string>
 
+namespace cs {
+class Job;
+}
 namespace cs::remote {
 struct S3Config;
 }
@@ -21,9 +24,12 @@ constexpr const char* kServerKeyPrefix = "gh-actions-cache";
 // or ~/.pgpass) or libpq key=value pairs. Reads run in READ ONLY
 // transactions; writes need writable. Throws naming the database (never the
 // password) when it cannot connect or the tables are not the v9 shape.
-std::unique_ptr<ActionsCatalog> openPostgresCatalog(const std::string& conninfo, bool writable);
-// config.prefix replaces the server's "gh-actions-cache" root when set.
-std::unique_ptr<ActionsStorage> openS3Storage(const remote::S3Config& config);
+// password (typed in) overrides the URL's, PGPASSWORD and ~/.pgpass when set.
+std::unique_ptr<ActionsCatalog> openPostgresCatalog(const std::string& conninfo, bool writable,
+                                                    const std::string& password = {});
+// config.prefix replaces the server's "gh-actions-cache" root when set. The
+// bucket check it makes (one listing) can be cancelled through job.
+std::unique_ptr<ActionsStorage> openS3Storage(const remote::S3Config& config, Job* job = nullptr);
 
 bool isPostgresLocation(const std::string& db);   // postgres:// or postgresql:// or "host=... dbname=..."
 bool isS3Location(const std::string& storage);    // s3://
@@ -31,11 +37,14 @@ bool isS3Location(const std::string& storage);    // s3://
 struct RemoteOptions {
     std::string endpoint;   // S3 endpoint URL (else AWS_ENDPOINT_URL, else AWS's)
     std::string region;     // else AWS_REGION
+    RemoteCredentials credentials;   // typed-in secrets; empty ones from the environment
 };
 
 // Opens the catalog and storage a user named: PostgreSQL or SQLite, S3 or a
 // folder, in any combination the server supports.
-std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writable);
-std::unique_ptr<ActionsStorage> openStorageAt(const std::string& storage, const RemoteOptions& options);
+std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writable,
+                                              const RemoteCredentials& credentials = {});
+std::unique_ptr<ActionsStorage> openStorageAt(const std::string& storage, const RemoteOptions& options,
+                                              Job* job = nullptr);
 
 } // namespace cs::actions

@@ -84,11 +84,11 @@ private:
 
 class S3Storage final : public ActionsStorage {
 public:
-    explicit S3Storage(const remote::S3Config& config) : s3_(config)
+    S3Storage(const remote::S3Config& config, Job* job) : s3_(config)
     {
         root_ = config.prefix.empty() ? std::string(kServerKeyPrefix) : config.prefix;
         // The bucket must exist: one cheap listing says so (and checks the credentials).
-        s3_.list(root_ + "/", [](const remote::S3Page&) {}, nullptr, 1);
+        s3_.list(root_ + "/", [](const remote::S3Page&) {}, job, 1);
     }
 
     std::string describe() const override { return "s3://" + s3_.config().bucket + "/" + root_; }
@@ -204,9 +204,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<ActionsStorage> openS3Storage(const remote::S3Config& config)
+std::unique_ptr<ActionsStorage> openS3Storage(const remote::S3Config& config, Job* job)
 {
-    return std::make_unique<S3Storage>(config);
+    return std::make_unique<S3Storage>(config, job);
 }
 
 } // namespace cs::actions

@@ -99,9 +99,20 @@ PgConnection::~PgConnection()
         PQfinish(conn_);
 }
 
-std::unique_ptr<PgConnection> PgConnection::connect(const std::string& conninfo)
+std::unique_ptr<PgConnection> PgConnection::connect(const std::string& conninfo, const std::string& password)
 {
-    pg_conn* c = PQconnectdb(conninfo.c_str());
+    // expand_dbname: the conninfo (URL or key=value) is expanded in place of
+    // "dbname"; parameters before it are defaults it may override, those
+    // after it override it (libpq's PQconnectdbParams rule).
+    std::vector<const char*> keys{"connect_timeout", "dbname"};
+    std::vector<const char*> values{"10", conninfo.c_str()};
+    if (!password.empty()) {
+        keys.push_back("password");
+        values.push_back(password.c_str());
+    }
+    keys.push_back(nullptr);
+    values.push_back(nullptr);
+    pg_conn* c = PQconnectdbParams(keys.data(), values.data(), 1);
     if (!c)
         throw Error(redactConninfo(conninfo) + ": cannot connect (out of memory)");
     if (PQstatus(c) != CONNECTION_OK) {

@@ -44,7 +44,10 @@ using PgParams = std::vector<std::optional<std::string>>;
 class PgConnection {
 public:
     // Connects or throws cs::Error naming the database without the password.
-    static std::unique_ptr<PgConnection> connect(const std::string& conninfo);
+    // password (typed in) overrides the conninfo's, PGPASSWORD and ~/.pgpass
+    // when not empty. A connect that gets no answer gives up after 10 s
+    // unless the conninfo sets connect_timeout.
+    static std::unique_ptr<PgConnection> connect(const std::string& conninfo, const std::string& password = {});
     ~PgConnection();
     PgConnection(const PgConnection&) = delete;
     PgConnection& operator=(const PgConnection&) = delete;

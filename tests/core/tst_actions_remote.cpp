@@ -4,6 +4,7 @@
 // of the server's v9 schema for PostgreSQL, plain PUTs for S3), and every
 // read must agree with the same operation on the SQLite + folder layout.
 #include "common/ActionsCacheFixture.h"
+#include "common/RemoteDeployment.h"
 #include "common/TestServers.h"
 #include "common/TestSupport.h"
 
@@ -29,49 +30,6 @@ using namespace cs;
 using namespace cs::actions;
 
 namespace {
-
-// The server's PostgreSQL tables after migrations $0..$3 (kysely: quoted camelCase).
-const char* const kPgSchema = R"(
-CREATE TABLE storage_locations ("id" text PRIMARY KEY, "folderName" text NOT NULL, "partCount" integer NOT NULL,
-  "mergeStartedAt" bigint, "mergedAt" bigint, "partsDeletedAt" bigint, "lastDownloadedAt" bigint);
-CREATE TABLE cache_entries ("id" text PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL,
-  "updatedAt" bigint NOT NULL, "locationId" text NOT NULL REFERENCES storage_locations("id") ON DELETE CASCADE,
-  "scope" text NOT NULL, "repoId" text);
-CREATE TABLE uploads ("id" bigint PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL, "createdAt" bigint NOT NULL,
-  "lastPartUploadedAt" bigint, "folderName" text NOT NULL, "finishedPartUploadCount" integer NOT NULL DEFAULT 0,
-  "startedPartUploadCount" integer NOT NULL DEFAULT 0, "scope" text NOT NULL, "repoId" text);
-)";
-
-// Copies every row of the fixture's SQLite tables into PostgreSQL (read with
-// SQLite's C API, written as text parameters: independent of our readers).
-void loadRows(const QString& sqlitePath, remote::PgConnection& pg)
-{
-    for (const QString& statement : QString(kPgSchema).split(';', Qt::SkipEmptyParts))
-        if (!statement.trimmed().isEmpty())
-            pg.exec(statement.toStdString());
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open_v2(sqlitePath.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    for (const char* table : {"storage_locations", "cache_entries", "uploads"}) {
-        sqlite3_stmt* st = nullptr;
-        QCOMPARE(sqlite3_prepare_v2(db, (std::string("SELECT * FROM ") + table).c_str(), -1, &st, nullptr), SQLITE_OK);
-        const int n = sqlite3_column_count(st);
-        std::string cols, params;
-        for (int i = 0; i < n; ++i) {
-            cols += std::string(i ? "," : "") + "\"" + sqlite3_column_name(st, i) + "\"";
-            params += std::string(i ? "," : "") + "$" + std::to_string(i + 1);
-        }
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            remote::PgParams values;
-            for (int i = 0; i < n; ++i)
-                values.push_back(sqlite3_column_type(st, i) == SQLITE_NULL
-                                     ? std::nullopt
-                                     : std::optional<std::string>(reinterpret_cast<const char*>(sqlite3_column_text(st, i))));
-            pg.exec(std::string("INSERT INTO ") + table + " (" + cols + ") VALUES (" + params + ")", values);
-        }
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-}
 
 std::string dumpRows(remote::PgConnection& pg)
 {
@@ -139,7 +97,7 @@ class TestActionsRemote : public QObject {
         Deployment d;
         d.conninfo = pg_.conninfo(QString::fromStdString(name)).toStdString();
         auto c = remote::PgConnection::connect(d.conninfo);
-        loadRows(fixture_->dbPath(), *c);
+        testsupport::loadRows(fixture_->dbPath(), *c);
         d.s3.endpoint = s3server_.endpoint().toStdString();
         d.s3.bucket = "cache";
         d.s3.prefix = name + "/" + kServerKeyPrefix; // one bucket, a root per deployment
@@ -148,13 +106,7 @@ class TestActionsRemote : public QObject {
         remote::S3Config loader = d.s3;
         loader.prefix.clear();
         remote::S3Client s3(loader);
-        QDirIterator it(fixture_->storageDir(), QDir::Files, QDirIterator::Subdirectories);
-        while (it.hasNext()) {
-            const QString path = it.next();
-            const QByteArray bytes = testsupport::readFile(path);
-            s3.put(d.s3.prefix + "/" + QDir(fixture_->storageDir()).relativeFilePath(path).toStdString(),
-                   std::string_view(bytes.constData(), size_t(bytes.size())));
-        }
+        testsupport::uploadStorage(s3, d.s3.prefix, fixture_->storageDir());
         return d;
     }
 

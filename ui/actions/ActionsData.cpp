@@ -1,6 +1,8 @@
 #include "ui/actions/ActionsData.h"
 
+#include "core/actions-cache/RemoteBackends.h"
 #include "core/jobs/Job.h"
+#include "core/remote/PgConnection.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -27,6 +29,20 @@ ActionsDataLocation resolveActionsData(const QString& path)
     where.dataDir = info.isDir() ? info.absoluteFilePath() : info.absolutePath();
     where.paths = cs::actions::resolveDataDir(QFile::encodeName(info.absoluteFilePath()).toStdString());
     return where;
+}
+
+QString actionsDatabaseName(const ActionsDataLocation& where)
+{
+    if (cs::actions::isPostgresLocation(where.paths.dbPath))
+        return QString::fromStdString(cs::remote::redactConninfo(where.paths.dbPath));
+    return QDir::toNativeSeparators(QString::fromStdString(where.paths.dbPath));
+}
+
+QString actionsStorageName(const ActionsDataLocation& where)
+{
+    if (cs::actions::isS3Location(where.paths.storageDir))
+        return QString::fromStdString(where.paths.storageDir);
+    return QDir::toNativeSeparators(QString::fromStdString(where.paths.storageDir));
 }
 
 QString actionsEntryStateName(cs::actions::EntryState s)

@@ -19,11 +19,19 @@ namespace cs { class Job; }
 namespace ui {
 
 // Where a server's data is: the folder the user named (or the folder of the
-// sqlite.db they named) and the database and storage the core resolved.
+// sqlite.db they named) and the database and storage the core resolved. A
+// deployment opened with the Open Cache Server dialog has no dataDir; its
+// paths name a PostgreSQL URL and an s3:// location and carry the secrets
+// typed in (memory only: see actionsDatabaseName for what may be shown).
 struct ActionsDataLocation {
     QString dataDir;
     cs::actions::DataDirPaths paths;
 };
+
+// The database and storage as they may be shown: a PostgreSQL URL without
+// its password ("postgres://cache@db:5432/cache"), a local path as is.
+QString actionsDatabaseName(const ActionsDataLocation& where);
+QString actionsStorageName(const ActionsDataLocation& where);
 
 // True when path names what should open as a cache server's data: a folder
 // holding sqlite.db, or a file named sqlite.db. Looks at names only.

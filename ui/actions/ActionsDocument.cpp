@@ -5,6 +5,7 @@
 #include "ui/actions/ActionsBrowser.h"
 #include "ui/actions/ActionsFindingModel.h"
 #include "ui/actions/ActionsUploadModel.h"
+#include "ui/actions/CacheServerDialog.h"
 #include "ui/jobs/JobProgressWidget.h"
 #include "ui/jobs/JobRunner.h"
 
@@ -12,6 +13,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -63,6 +65,19 @@ ActionsDocument* ActionsDocument::open(const QString& path, QString* error, QWid
     }
 }
 
+ActionsDocument* ActionsDocument::openServer(ActionsDataLocation where, QWidget* parent)
+{
+    return new ActionsDocument(std::move(where), parent);
+}
+
+ActionsDocument* ActionsDocument::openServerWithDialog(QWidget* parent)
+{
+    CacheServerDialog dialog(parent);
+    if (dialog.exec() != QDialog::Accepted)
+        return nullptr;
+    return openServer(dialog.location());
+}
+
 ActionsDocument::ActionsDocument(ActionsDataLocation where, QWidget* parent)
     : QWidget(parent),
       where_(std::move(where)),
@@ -82,9 +97,11 @@ ActionsDocument::ActionsDocument(ActionsDataLocation where, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 8);
     auto* path = new QLabel(this);
-    path->setText(tr("github-actions-cache-server data · %1 · storage %2 · read-only until you confirm a write")
-                      .arg(QDir::toNativeSeparators(QString::fromStdString(where_.paths.dbPath)),
-                           QDir::toNativeSeparators(QString::fromStdString(where_.paths.storageDir))));
+    path->setText((where_.dataDir.isEmpty()
+                       ? tr("github-actions-cache-server deployment · catalog %1 · storage %2 · read-only until you "
+                            "confirm a write")
+                       : tr("github-actions-cache-server data · %1 · storage %2 · read-only until you confirm a write"))
+                      .arg(actionsDatabaseName(where_), actionsStorageName(where_)));
     path->setTextInteractionFlags(Qt::TextSelectableByMouse);
     path->setForegroundRole(QPalette::PlaceholderText);
     layout->addWidget(path);
@@ -112,6 +129,7 @@ ActionsDocument::ActionsDocument(ActionsDataLocation where, QWidget* parent)
     const int digit = fontMetrics().horizontalAdvance(QLatin1Char('0'));
     uploadTable_->horizontalHeader()->resizeSection(ActionsUploadModel::Key, 40 * digit);
     uploadTable_->horizontalHeader()->resizeSection(ActionsUploadModel::Version, 14 * digit);
+    findingTable_->horizontalHeader()->resizeSection(ActionsFindingModel::Kind, 22 * digit);
     findingTable_->horizontalHeader()->resizeSection(ActionsFindingModel::Entry, 30 * digit);
     findingTable_->horizontalHeader()->resizeSection(ActionsFindingModel::Path, 50 * digit);
 
@@ -125,6 +143,14 @@ ActionsDocument::~ActionsDocument() = default;
 
 QString ActionsDocument::title() const
 {
+    if (dataDirPath().isEmpty()) {
+        // "postgres@db:5432/cache · s3://ci-cache": the URL's scheme and
+        // query (a socket folder, options) say little in a tab.
+        QString db = actionsDatabaseName(where_);
+        db.remove(QRegularExpression(QStringLiteral("^postgres(ql)?://")));
+        db.remove(QRegularExpression(QStringLiteral("\\?.*$")));
+        return tr("%1 · %2 (cache server)").arg(db, actionsStorageName(where_));
+    }
     const QFileInfo info(dataDirPath());
     QString name = info.fileName();
     if (name.startsWith(QLatin1Char('.')) || name == QLatin1String("data"))

@@ -40,12 +40,18 @@ public:
     // the database is the server's (read-only, closed again), then reads it
     // off the GUI thread. nullptr and *error set when it cannot be opened.
     static ActionsDocument* open(const QString& path, QString* error, QWidget* parent = nullptr);
+    // A deployment the Open Cache Server dialog checked (PostgreSQL + S3, or
+    // any mix with local halves); read off the GUI thread like a data dir.
+    static ActionsDocument* openServer(ActionsDataLocation where, QWidget* parent = nullptr);
+    // Asks with the Open Cache Server dialog; nullptr when the user cancelled.
+    static ActionsDocument* openServerWithDialog(QWidget* parent);
     ~ActionsDocument() override;
 
     const ActionsDataLocation& location() const { return where_; }
     QString dataDirPath() const { return where_.dataDir; }
     // The tab's title: the data dir's name, with its parent's when the name
-    // alone says little (the server's default is ".data").
+    // alone says little (the server's default is ".data"); for a deployment
+    // the database's user@host/db (no password) and the bucket.
     QString title() const;
     JobRunner* jobRunner() const override { return actionRunner_; }
 

@@ -1,6 +1,7 @@
 // The main window's menus: File (open, recent, export, close, quit), Edit
 // (find), View (refresh, sidebar), Tools, Help (guide, about). Every key is
 // explicit (ui/shell/Shortcuts.h), so it is the same under every theme.
+#include "ui/actions/ActionsDocument.h"
 #include "ui/bench/BenchmarkDocument.h"
 #include "ui/shell/Document.h"
 #include "ui/shell/GuideWindow.h"
@@ -50,6 +51,12 @@ void MainWindow::createMenus()
     openStore->setObjectName(QStringLiteral("actionOpenStore"));
     setShortcuts(openStore, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     file->addAction(tr("Open &Cache Server Data…"), this, &MainWindow::openActionsDataDialog);
+    file->addAction(tr("Open Cache Ser&ver…"), this, [this] {
+        // A PostgreSQL + S3 deployment (ui/actions/CacheServerDialog): no
+        // path, so no recent-files entry (its secrets are never stored).
+        if (auto* doc = ActionsDocument::openServerWithDialog(this))
+            addDocument(doc, doc->title(), QString());
+    });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     recentMenu_->setObjectName(QStringLiteral("recentMenu"));
     // Refilled whenever the list changes, so a first open in a first run

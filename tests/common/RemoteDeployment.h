@@ -1,0 +1,91 @@
+// A fixture data dir (ActionsCacheFixture: every state) loaded into the
+// server's other deployment on the test servers (TestServers.h), by writers
+// independent of the code under test: the rows read with SQLite's C API and
+// written into PostgreSQL's v9 tables as text parameters, the files PUT one
+// by one into the bucket under PREFIX/<folder>/...
+#pragma once
+#include "common/TestServers.h"
+#include "common/TestSupport.h"
+
+#include "core/remote/PgConnection.h"
+#include "core/remote/S3Client.h"
+#include "core/util/Error.h"
+
+#include <QDirIterator>
+
+#include <sqlite3.h>
+
+#include <string>
+
+namespace testsupport {
+
+// The server's PostgreSQL tables after migrations $0..$3 (kysely: quoted camelCase).
+inline const char* const kPgSchema = R"(
+CREATE TABLE storage_locations ("id" text PRIMARY KEY, "folderName" text NOT NULL, "partCount" integer NOT NULL,
+  "mergeStartedAt" bigint, "mergedAt" bigint, "partsDeletedAt" bigint, "lastDownloadedAt" bigint);
+CREATE TABLE cache_entries ("id" text PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL,
+  "updatedAt" bigint NOT NULL, "locationId" text NOT NULL REFERENCES storage_locations("id") ON DELETE CASCADE,
+  "scope" text NOT NULL, "repoId" text);
+CREATE TABLE uploads ("id" bigint PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL, "createdAt" bigint NOT NULL,
+  "lastPartUploadedAt" bigint, "folderName" text NOT NULL, "finishedPartUploadCount" integer NOT NULL DEFAULT 0,
+  "startedPartUploadCount" integer NOT NULL DEFAULT 0, "scope" text NOT NULL, "repoId" text);
+CREATE INDEX idx_cache_entries_key_version ON cache_entries ("key", "version");
+CREATE INDEX idx_uploads_key_version ON uploads ("key", "version");
+CREATE INDEX idx_cache_entries_repoId ON cache_entries ("repoId");
+CREATE INDEX idx_uploads_repoId ON uploads ("repoId");
+)";
+
+inline void createPgSchema(cs::remote::PgConnection& pg)
+{
+    for (const QString& statement : QString(kPgSchema).split(';', Qt::SkipEmptyParts))
+        if (!statement.trimmed().isEmpty())
+            pg.exec(statement.toStdString());
+}
+
+// Copies every row of the fixture's SQLite tables into PostgreSQL. Throws cs::Error.
+inline void loadRows(const QString& sqlitePath, cs::remote::PgConnection& pg)
+{
+    createPgSchema(pg);
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(sqlitePath.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(db);
+        throw cs::Error("cannot open " + sqlitePath.toStdString());
+    }
+    for (const char* table : {"storage_locations", "cache_entries", "uploads"}) {
+        sqlite3_stmt* st = nullptr;
+        if (sqlite3_prepare_v2(db, (std::string("SELECT * FROM ") + table).c_str(), -1, &st, nullptr) != SQLITE_OK) {
+            sqlite3_close(db);
+            throw cs::Error(std::string("cannot read table ") + table);
+        }
+        const int n = sqlite3_column_count(st);
+        std::string cols, params;
+        for (int i = 0; i < n; ++i) {
+            cols += std::string(i ? "," : "") + "\"" + sqlite3_column_name(st, i) + "\"";
+            params += std::string(i ? "," : "") + "$" + std::to_string(i + 1);
+        }
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            cs::remote::PgParams values;
+            for (int i = 0; i < n; ++i)
+                values.push_back(sqlite3_column_type(st, i) == SQLITE_NULL
+                                     ? std::nullopt
+                                     : std::optional<std::string>(reinterpret_cast<const char*>(sqlite3_column_text(st, i))));
+            pg.exec(std::string("INSERT INTO ") + table + " (" + cols + ") VALUES (" + params + ")", values);
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+}
+
+// PUTs every file below storageDir as prefix/<relative path>.
+inline void uploadStorage(cs::remote::S3Client& s3, const std::string& prefix, const QString& storageDir)
+{
+    QDirIterator it(storageDir, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        const QByteArray bytes = readFile(path);
+        s3.put(prefix + "/" + QDir(storageDir).relativeFilePath(path).toStdString(),
+               std::string_view(bytes.constData(), size_t(bytes.size())));
+    }
+}
+
+} // namespace testsupport
