@@ -51,12 +51,13 @@ void MainWindow::createMenus()
     openStore->setObjectName(QStringLiteral("actionOpenStore"));
     setShortcuts(openStore, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     file->addAction(tr("Open &Cache Server Data…"), this, &MainWindow::openActionsDataDialog);
-    file->addAction(tr("Open Cache Ser&ver…"), this, [this] {
+    QAction* openServer = file->addAction(tr("Open Cache Ser&ver…"), this, [this] {
         // A PostgreSQL + S3 deployment (ui/actions/CacheServerDialog): no
         // path, so no recent-files entry (its secrets are never stored).
         if (auto* doc = ActionsDocument::openServerWithDialog(this))
             addDocument(doc, doc->title(), QString());
     });
+    openServer->setObjectName(QStringLiteral("actionOpenCacheServer"));
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     recentMenu_->setObjectName(QStringLiteral("recentMenu"));
     // Refilled whenever the list changes, so a first open in a first run
