@@ -7,6 +7,7 @@
 #include "core/jobs/Job.h"
 #include "core/snapshot/Snapshot.h"
 #include "core/util/File.h"
+#include "core/util/OutputFile.h"
 #include "core/util/Units.h"
 
 #include <algorithm>

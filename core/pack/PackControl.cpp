@@ -2,6 +2,7 @@
 
 #include "core/util/Error.h"
 #include "core/util/File.h"
+#include "core/util/OutputFile.h"
 #include "core/util/Sha256.h"
 
 #include <sstream>
@@ -71,6 +72,22 @@ PackControl PackControl::read(const std::string& path)
 void PackControl::writeAtomic(const std::string& path) const
 {
     writeFileAtomic(path, serialize());
+}
+
+PackControl PackControl::read(const Folder& packFolder)
+{
+    File f = packFolder.openRead(kControlFileName);
+    const uint64_t size = f.size();
+    if (size > 4096)
+        fail(f.path(), "is " + std::to_string(size) + " bytes, more than the 4096 expected");
+    std::string s(size_t(size), '\0');
+    f.readAt(s.data(), s.size(), 0);
+    return parse(s, f.path());
+}
+
+void PackControl::writeAtomic(const Folder& packFolder) const
+{
+    writeFileAtomic(packFolder, kControlFileName, serialize());
 }
 
 std::string suffixFileName(uint64_t g) { return std::to_string(g) + ".suffix"; }

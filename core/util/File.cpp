@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <filesystem>
 
 namespace cs {
 
@@ -146,22 +145,6 @@ void syncDirectory(const std::string& dir)
     ::close(fd);
     if (rc != 0)
         failErrno(dir, "fsync of folder failed");
-}
-
-void writeFileAtomic(const std::string& path, const std::string& contents)
-{
-    const std::filesystem::path target(path);
-    const std::string tmp = path + ".tmp";
-    {
-        File f = File::create(tmp);
-        f.writeAll(contents.data(), contents.size());
-        f.sync();
-        f.close();
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0)
-        failErrno(path, "cannot replace atomically");
-    const auto parent = target.parent_path();
-    syncDirectory(parent.empty() ? std::string(".") : parent.string());
 }
 
 std::string readWholeFile(const std::string& path, size_t maxSize)

@@ -23,6 +23,8 @@ public:
     // Opens for appending writes at the end (creates when missing).
     static File openAppend(const std::string& path);
     static File openReadWrite(const std::string& path);
+    // Takes ownership of an open descriptor; path names it in errors.
+    static File adopt(int fd, std::string path) { return File(fd, std::move(path)); }
 
     bool isOpen() const { return fd_ >= 0; }
     int fd() const { return fd_; }
@@ -48,8 +50,6 @@ private:
     std::string path_;
 };
 
-// Writes a whole file atomically: temp file, fsync, rename, fsync of the folder.
-void writeFileAtomic(const std::string& path, const std::string& contents);
 void syncDirectory(const std::string& dir);
 std::string readWholeFile(const std::string& path, size_t maxSize);
 

@@ -1,0 +1,290 @@
+#include "core/util/OutputFile.h"
+
+#include "core/util/Error.h"
+
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+
+namespace cs {
+
+namespace {
+
+std::atomic<bool> namedTempOnly{false};
+
+std::string randomHex()
+{
+    unsigned char bytes[8];
+    size_t got = 0;
+    while (got < sizeof bytes) {
+        const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            failErrno("getrandom", "cannot draw a random temp file name");
+        }
+        got += size_t(n);
+    }
+    static const char* digits = "0123456789abcdef";
+    std::string s;
+    for (unsigned char b : bytes) {
+        s += digits[b >> 4];
+        s += digits[b & 15];
+    }
+    return s;
+}
+
+// A temp name nobody can predict, hidden, and short enough for NAME_MAX.
+std::string tempNameFor(const std::string& name)
+{
+    const std::string tail = ".cachescope-" + randomHex();
+    if (name.size() + tail.size() + 1 <= NAME_MAX)
+        return "." + name + tail;
+    return tail;
+}
+
+bool isStdoutName(const std::string& path)
+{
+    return path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1";
+}
+
+mode_t currentUmask()
+{
+    const mode_t m = ::umask(0);
+    ::umask(m);
+    return m;
+}
+
+const char* kindName(mode_t m)
+{
+    if (S_ISREG(m)) return "a regular file";
+    if (S_ISDIR(m)) return "a folder";
+    return "nothing";
+}
+
+} // namespace
+
+void OutputFile::forceNamedTemp(bool on) { namedTempOnly = on; }
+
+OutputFile::~OutputFile() { discard(); }
+
+OutputFile::OutputFile(OutputFile&& o) noexcept { *this = std::move(o); }
+
+OutputFile& OutputFile::operator=(OutputFile&& o) noexcept
+{
+    if (this != &o) {
+        discard();
+        kind_ = o.kind_;
+        seekable_ = o.seekable_;
+        blockDevice_ = o.blockDevice_;
+        committed_ = std::exchange(o.committed_, true);
+        file_ = std::move(o.file_);
+        path_ = std::move(o.path_);
+        folder_ = std::move(o.folder_);
+        name_ = std::move(o.name_);
+        tempName_ = std::move(o.tempName_);
+        finalMode_ = o.finalMode_;
+    }
+    return *this;
+}
+
+void OutputFile::discard() noexcept
+{
+    if (committed_)
+        return;
+    committed_ = true;
+    // An O_TMPFILE temp has no name: closing it frees it.
+    if (folder_ && !tempName_.empty())
+        ::unlinkat(folder_->fd(), tempName_.c_str(), 0);
+    try {
+        file_.close();
+    } catch (...) {
+    }
+}
+
+OutputFile OutputFile::open(const std::string& path)
+{
+    OutputFile out;
+    out.path_ = path;
+    if (path.empty())
+        throw Error("the output path is empty");
+    if (isStdoutName(path)) {
+        const int fd = ::fcntl(1, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0)
+            failErrno(path, "standard output is not open");
+        out.kind_ = Kind::Stdout;
+        out.file_ = File::adopt(fd, "standard output");
+        return out;
+    }
+    struct stat st {};
+    bool exists = ::lstat(path.c_str(), &st) == 0;
+    if (!exists && errno != ENOENT)
+        failErrno(path, "cannot look at the output");
+    if (exists && S_ISLNK(st.st_mode)) {
+        struct stat target {};
+        const bool resolves = ::stat(path.c_str(), &target) == 0;
+        if (!resolves || S_ISREG(target.st_mode) || S_ISDIR(target.st_mode))
+            fail(path, std::string("is a symbolic link to ") + (resolves ? kindName(target.st_mode) : "nothing")
+                           + "; cachescope neither writes through it nor replaces the link: name the file itself, "
+                             "or remove the link first");
+    }
+    if (exists && S_ISDIR(st.st_mode))
+        fail(path, "is a folder; name a file to write");
+    if (exists && !S_ISREG(st.st_mode)) {
+        // A device, FIFO or socket (directly or through a link): written where
+        // it is. No O_CREAT, no O_TRUNC; a FIFO blocks here until a reader comes.
+        const bool link = S_ISLNK(st.st_mode);
+        const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | (link ? 0 : O_NOFOLLOW));
+        if (fd < 0)
+            failErrno(path, "cannot open for writing");
+        File f = File::adopt(fd, path);
+        struct stat now {};
+        if (::fstat(fd, &now) != 0)
+            failErrno(path, "cannot stat");
+        if (S_ISREG(now.st_mode) || S_ISDIR(now.st_mode))
+            fail(path, "changed into a regular file while it was being opened; not written");
+        out.kind_ = Kind::InPlace;
+        out.blockDevice_ = S_ISBLK(now.st_mode);
+        out.seekable_ = out.blockDevice_;
+        out.file_ = std::move(f);
+        return out;
+    }
+    // A regular file or nothing: a temp file beside it, renamed on commit().
+    const auto slash = path.rfind('/');
+    const std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    out.name_ = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (out.name_.empty() || out.name_ == "." || out.name_ == "..")
+        fail(path, "does not name a file");
+    out.folder_ = std::make_unique<Folder>(Folder::open(parent));
+    out.finalMode_ = exists ? int(st.st_mode & 07777) : int(0666 & ~currentUmask());
+    int fd = -1;
+    if (!namedTempOnly) {
+        fd = ::openat(out.folder_->fd(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
+            failErrno(parent, "cannot create a temporary file in the output's folder");
+    }
+    for (int attempt = 0; fd < 0 && attempt < 16; ++attempt) {
+        out.tempName_ = tempNameFor(out.name_);
+        fd = ::openat(out.folder_->fd(), out.tempName_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                      0600);
+        if (fd < 0 && errno != EEXIST)
+            failErrno(out.folder_->pathOf(out.tempName_), "cannot create a temporary file for " + path);
+    }
+    if (fd < 0)
+        fail(parent, "cannot find a free temporary file name");
+    out.kind_ = Kind::Replace;
+    out.seekable_ = true;
+    out.file_ = File::adopt(fd, path);
+    return out;
+}
+
+OutputFile OutputFile::openIn(const Folder& folder, const std::string& name, int finalMode)
+{
+    const Folder::Kind k = folder.kindOf(name);
+    if (k == Folder::Kind::Link)
+        fail(folder.pathOf(name), "is a symbolic link, and cachescope never writes through or replaces links in a "
+                                  "store (remove the link)");
+    if (k != Folder::Kind::File && k != Folder::Kind::Missing)
+        fail(folder.pathOf(name), "is not a regular file; not replaced");
+    OutputFile out;
+    out.path_ = folder.pathOf(name);
+    out.name_ = name;
+    out.folder_ = std::make_unique<Folder>(folder.duplicate());
+    out.finalMode_ = finalMode;
+    int fd = -1;
+    if (!namedTempOnly) {
+        fd = ::openat(folder.fd(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
+            failErrno(folder.path(), "cannot create a temporary file");
+    }
+    for (int attempt = 0; fd < 0 && attempt < 16; ++attempt) {
+        out.tempName_ = tempNameFor(name);
+        fd = ::openat(folder.fd(), out.tempName_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            failErrno(folder.pathOf(out.tempName_), "cannot create a temporary file");
+    }
+    if (fd < 0)
+        fail(folder.path(), "cannot find a free temporary file name");
+    out.kind_ = Kind::Replace;
+    out.seekable_ = true;
+    out.file_ = File::adopt(fd, out.path_);
+    return out;
+}
+
+void OutputFile::commit()
+{
+    if (committed_)
+        throw Error(path_ + ": internal error: output committed twice");
+    if (kind_ != Kind::Replace) {
+        // Pipes, terminals and character devices cannot be synced; that is fine.
+        if (::fsync(file_.fd()) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP)
+            failErrno(path_, "fsync failed");
+        file_.close();
+        committed_ = true;
+        return;
+    }
+    if (::fchmod(file_.fd(), mode_t(finalMode_)) != 0)
+        failErrno(path_, "cannot set the permissions of the new file");
+    file_.sync();
+    if (tempName_.empty()) {
+        // O_TMPFILE: give it a (random, fresh) name first; linkat never
+        // replaces nor follows what is at the new name.
+        const std::string self = "/proc/self/fd/" + std::to_string(file_.fd());
+        for (int attempt = 0; tempName_.empty() && attempt < 16; ++attempt) {
+            const std::string candidate = tempNameFor(name_);
+            int rc = ::linkat(AT_FDCWD, self.c_str(), folder_->fd(), candidate.c_str(), AT_SYMLINK_FOLLOW);
+            if (rc != 0 && errno == ENOENT)   // no /proc: needs CAP_DAC_READ_SEARCH
+                rc = ::linkat(file_.fd(), "", folder_->fd(), candidate.c_str(), AT_EMPTY_PATH);
+            if (rc == 0)
+                tempName_ = candidate;
+            else if (errno != EEXIST)
+                failErrno(path_, "cannot give the new file a name in its folder");
+        }
+        if (tempName_.empty())
+            fail(folder_->path(), "cannot find a free temporary file name");
+    }
+    file_.close();
+    if (::renameat(folder_->fd(), tempName_.c_str(), folder_->fd(), name_.c_str()) != 0)
+        failErrno(path_, "cannot move the new file into place");
+    tempName_.clear();
+    committed_ = true;
+    folder_->sync();
+}
+
+bool writesToStandardOutput(const std::string& path)
+{
+    if (isStdoutName(path))
+        return true;
+    struct stat target {}, out {};
+    return ::stat(path.c_str(), &target) == 0 && ::fstat(1, &out) == 0 && target.st_dev == out.st_dev
+        && target.st_ino == out.st_ino;
+}
+
+void keepSummaryOutOfData(const std::string& outPath)
+{
+    if (!writesToStandardOutput(outPath))
+        return;
+    std::fflush(stdout);
+    ::dup2(2, 1);
+}
+
+void writeFileAtomic(const std::string& path, const std::string& contents)
+{
+    OutputFile out = OutputFile::open(path);
+    out.writeAll(contents.data(), contents.size());
+    out.commit();
+}
+
+void writeFileAtomic(const Folder& folder, const std::string& name, const std::string& contents)
+{
+    OutputFile out = OutputFile::openIn(folder, name);
+    out.writeAll(contents.data(), contents.size());
+    out.commit();
+}
+
+} // namespace cs
