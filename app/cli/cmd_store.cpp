@@ -11,6 +11,7 @@
 #include "core/store/Store.h"
 #include "core/util/Escape.h"
 #include "core/util/Error.h"
+#include "core/util/OutputFile.h"
 #include "core/util/Units.h"
 
 #include <algorithm>
@@ -216,6 +217,7 @@ int runGet(const GetArgs& a)
     TerminalProgress progress(job, found->first.size, a.quiet);
     job.start();
     const RestoreResult r = store->restoreToFile(req, a.out, job);
+    cs::keepSummaryOutOfData(a.out);
     progress.clear();
     if (a.json) {
         Json o = entryJson(r.entry);
@@ -233,7 +235,7 @@ int runGet(const GetArgs& a)
 TreeRegistration regGet("store", "get", [](CLI::App& parent) {
     auto* c = parent.add_subcommand("get", "Restore KEY (or a fallback) to OUT, checking its SHA-256");
     c->footer("Exact key, then the newest entry with KEY as prefix, then each restore key (exact, then prefix), within "
-              "version and scope. OUT is replaced atomically (a device is written directly). An unmerged entry is "
+              "version and scope. OUT is replaced atomically; a device, FIFO or - is written in place. An unmerged entry is "
               "merged while it streams. Exit 1 when nothing matches.");
     auto a = std::make_shared<GetArgs>();
     addPath(c, "DIR", a->dir, "Store folder");

@@ -1,6 +1,7 @@
 #include "core/pack/FileLock.h"
 
 #include "core/util/Error.h"
+#include "core/util/Folder.h"
 
 #include <cerrno>
 #include <fcntl.h>
@@ -20,6 +21,34 @@ static int openLockFile(const std::string& path)
 }
 
 FileLock::FileLock(const std::string& path, Mode mode) : fd_(openLockFile(path))
+{
+    take(path, mode);
+}
+
+FileLock::FileLock(const Folder& folder, const std::string& name, Mode mode)
+{
+    File f = folder.openFile(name, O_RDWR | O_CREAT);
+    fd_ = ::fcntl(f.fd(), F_DUPFD_CLOEXEC, 0);
+    if (fd_ < 0)
+        failErrno(f.path(), "cannot open lock file");
+    take(f.path(), mode);
+}
+
+FileLock FileLock::tryLock(const Folder& folder, const std::string& name, Mode mode)
+{
+    FileLock l;
+    File f = folder.openFile(name, O_RDWR | O_CREAT);
+    l.fd_ = ::fcntl(f.fd(), F_DUPFD_CLOEXEC, 0);
+    if (l.fd_ < 0)
+        failErrno(f.path(), "cannot open lock file");
+    if (::flock(l.fd_, (mode == Shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+        ::close(l.fd_);
+        l.fd_ = -1;
+    }
+    return l;
+}
+
+void FileLock::take(const std::string& path, Mode mode)
 {
     while (::flock(fd_, mode == Shared ? LOCK_SH : LOCK_EX) != 0) {
         if (errno != EINTR) {

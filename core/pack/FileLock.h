@@ -4,6 +4,8 @@
 #pragma once
 #include <string>
 
+namespace cs { class Folder; }
+
 namespace cs {
 
 class FileLock {
@@ -13,6 +15,9 @@ public:
     FileLock(const std::string& path, Mode mode);
     // Returns an unheld lock when another process holds it.
     static FileLock tryLock(const std::string& path, Mode mode);
+    // The lock file name in folder, opened without following links.
+    FileLock(const Folder& folder, const std::string& name, Mode mode);
+    static FileLock tryLock(const Folder& folder, const std::string& name, Mode mode);
     ~FileLock();
     FileLock(FileLock&& o) noexcept;
     FileLock& operator=(FileLock&& o) noexcept;
@@ -24,6 +29,7 @@ public:
 
 private:
     FileLock() = default;
+    void take(const std::string& path, Mode mode);
     int fd_ = -1;
 };
 

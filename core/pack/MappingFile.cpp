@@ -52,7 +52,12 @@ MappingFile& MappingFile::operator=(MappingFile&& o) noexcept
 
 MappingFile MappingFile::open(const std::string& path, std::optional<uint64_t> expectedRecords)
 {
-    File f = File::openRead(path);
+    return open(File::openRead(path), expectedRecords);
+}
+
+MappingFile MappingFile::open(File f, std::optional<uint64_t> expectedRecords)
+{
+    const std::string path = f.path();
     const uint64_t size = f.size();
     if (size % kMappingRecordSize != 0)
         failAt(path, size - size % kMappingRecordSize, "mapping file size is not a multiple of 24 bytes");

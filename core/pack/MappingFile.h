@@ -35,6 +35,7 @@ public:
     // Maps path; checks the size is a multiple of 24, equals expectedRecords
     // when given, and that records are sorted and non-overlapping.
     static MappingFile open(const std::string& path, std::optional<uint64_t> expectedRecords = {});
+    static MappingFile open(File file, std::optional<uint64_t> expectedRecords = {});
 
     uint64_t size() const { return count_; }
     MappingRecord at(uint64_t index) const;

@@ -9,10 +9,8 @@
 #include <zstd.h>
 
 #include <cstring>
-#include <filesystem>
 #include <memory>
 
-namespace fs = std::filesystem;
 
 namespace cs::pack {
 
@@ -20,11 +18,11 @@ namespace {
 
 struct Stamp { uint64_t ino = 0, mtimeNs = 0, size = 0; };
 
-Stamp statStamp(const std::string& path)
+Stamp statStamp(const Folder& folder, const char* name)
 {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        failErrno(path, "cannot stat");
+    if (::fstatat(folder.fd(), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        failErrno(folder.pathOf(name), "cannot stat");
     return {uint64_t(st.st_ino), uint64_t(st.st_mtim.tv_sec) * 1000000000ull + uint64_t(st.st_mtim.tv_nsec),
             uint64_t(st.st_size)};
 }
@@ -48,33 +46,47 @@ bool isGenerationFile(const std::string& name, uint64_t& gen)
 
 std::unique_ptr<Pack> Pack::open(const std::string& dir, bool create)
 {
+    std::string path = dir;
+    while (path.size() > 1 && path.back() == '/')
+        path.pop_back();
+    const auto slash = path.rfind('/');
+    const std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (name.empty() || name == "." || name == "..")
+        fail(dir, "does not name a pack folder");
+    Folder above = create ? Folder::openOrCreate(parent) : Folder::open(parent);
+    if (create)
+        return open(above.subOrCreate(name), true);
+    auto folder = above.trySub(name);
+    if (!folder)
+        fail(dir, "not a cachescope pack (the folder does not exist)");
+    return open(std::move(*folder), false);
+}
+
+std::unique_ptr<Pack> Pack::open(Folder folder, bool create)
+{
     std::unique_ptr<Pack> p(new Pack());
-    p->dir_ = dir;
-    const std::string control = p->filePath("control");
-    struct stat st {};
-    if (::lstat(control.c_str(), &st) != 0) {
-        if (errno != ENOENT)
-            failErrno(control, "cannot read the pack control file");
+    p->dir_ = folder.path();
+    p->folder_ = std::move(folder);
+    const Folder& f = p->folder_;
+    if (f.kindOf(kControlFileName) == Folder::Kind::Missing) {
         // Without control nobody knows which generation is current: guessing
         // (or starting an empty one) would lose every merged entry.
         std::vector<std::string> files;
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(dir, ec)) {
+        for (const auto& e : f.list()) {
             uint64_t gen = 0;
-            if (isGenerationFile(e.path().filename().string(), gen))
-                files.push_back(e.path().filename().string());
+            if (isGenerationFile(e.name, gen))
+                files.push_back(e.name);
         }
         if (!create || !files.empty())
-            fail(control, std::string("is missing") + (files.empty() ? "" : " while the folder holds " + files.front()
-                                                                             + (files.size() > 1 ? " and more" : ""))
-                              + "; refusing to guess which generation is current, nothing was changed: "
-                                "store fsck cannot check the store without it and fsck --repair does not rebuild it; "
-                                "restore pack/control from a backup");
-        fs::create_directories(dir, ec);
-        if (ec)
-            fail(dir, "cannot create the pack folder: " + ec.message());
-        File::openAppend(p->filePath(suffixFileName(0))).sync();
-        PackControl{}.writeAtomic(control);
+            fail(p->filePath(kControlFileName),
+                 std::string("is missing") + (files.empty() ? "" : " while the folder holds " + files.front()
+                                                                    + (files.size() > 1 ? " and more" : ""))
+                     + "; refusing to guess which generation is current, nothing was changed: "
+                       "store fsck cannot check the store without it and fsck --repair does not rebuild it; "
+                       "restore pack/control from a backup");
+        f.openFile(suffixFileName(0), O_WRONLY | O_CREAT | O_APPEND).sync();
+        PackControl{}.writeAtomic(f);
     }
     // Opening never deletes: leftovers of an interrupted GC (files of other
     // generations, *.tmp) are removed by the next GC or by fsck --repair
@@ -94,27 +106,26 @@ std::shared_ptr<Generation> Pack::loadGeneration(const PackControl& c) const
         names.push_back(mappingFileName(c.generation));
     }
     for (const auto& n : names) {
-        struct stat st {};
-        if (::lstat(filePath(n).c_str(), &st) != 0 && errno == ENOENT)
-            throw MissingGenerationFile(filePath("control") + ": names generation " + std::to_string(c.generation)
+        if (folder_.kindOf(n) == Folder::Kind::Missing)
+            throw MissingGenerationFile(filePath(kControlFileName) + ": names generation " + std::to_string(c.generation)
                                         + " but " + filePath(n) + " is missing; refusing to open the pack, nothing "
                                           "was changed (store fsck reports it; no repair can bring the objects back: "
                                           "restore the file from a backup)");
     }
-    g->suffix = File::openRead(filePath(names[0]));
+    g->suffix = folder_.openRead(names[0]);
     if (hasPrefix) {
-        g->prefix = File::openRead(filePath(names[1]));
+        g->prefix = folder_.openRead(names[1]);
         if (g->prefix.size() != c.prefixBytes)
             fail(g->prefix.path(), "prefix has " + std::to_string(g->prefix.size()) + " bytes, the control file says "
                                        + std::to_string(c.prefixBytes));
-        g->mapping = MappingFile::open(filePath(names[2]), c.mappingRecords);
+        g->mapping = MappingFile::open(folder_.openRead(names[2]), c.mappingRecords);
     }
     return g;
 }
 
 bool Pack::reload()
 {
-    PackControl c = PackControl::read(filePath("control"));
+    PackControl c = PackControl::read(folder_);
     for (int attempt = 0;; ++attempt) {
         {
             std::lock_guard lock(genMutex_);
@@ -130,7 +141,7 @@ bool Pack::reload()
             // A GC may have swapped generations and removed these files
             // between our read of control and the opens: the new control
             // names files that exist. The same control twice is real damage.
-            const PackControl again = PackControl::read(filePath("control"));
+            const PackControl again = PackControl::read(folder_);
             if (again == c || attempt >= 16)
                 throw;
             c = again;
@@ -270,21 +281,20 @@ void Pack::readRaw(uint64_t offset, void* buf, size_t size) const
 
 void Pack::refreshWriterLocked()
 {
-    const std::string control = filePath("control");
-    const Stamp s = statStamp(control);
+    const Stamp s = statStamp(folder_, kControlFileName);
     if (writer_.isOpen() && s.ino == writerStamp_.ino && s.mtimeNs == writerStamp_.mtimeNs && s.size == writerStamp_.size)
         return;
     reload();
     const auto g = generation();
     if (!writer_.isOpen() || writerGeneration_ != g->control.generation) {
-        writer_ = File::openReadWrite(filePath(suffixFileName(g->control.generation)));
+        writer_ = folder_.openFile(suffixFileName(g->control.generation), O_RDWR | O_CREAT);
         writerGeneration_ = g->control.generation;
     }
     writerStamp_ = {s.ino, s.mtimeNs, s.size};
 }
 
 Pack::AppendGuard::AppendGuard(Pack& pack)
-    : mutex_(pack.appendMutex_), lock_(pack.filePath("append.lock"), FileLock::Exclusive)
+    : mutex_(pack.appendMutex_), lock_(pack.folder_, "append.lock", FileLock::Exclusive)
 {
 }
 
@@ -317,7 +327,7 @@ uint64_t Pack::append(const void* objectBytes, size_t size)
 std::vector<uint64_t> Pack::appendAll(const std::vector<std::string>& objects)
 {
     std::lock_guard m(appendMutex_);
-    FileLock lock(filePath("append.lock"), FileLock::Exclusive);
+    FileLock lock(folder_, "append.lock", FileLock::Exclusive);
     refreshWriterLocked();
     const uint64_t split = generation()->control.split;
     uint64_t pos = writer_.size();
@@ -377,7 +387,7 @@ void Pack::sync()
 void Pack::truncateTail(uint64_t logicalEnd)
 {
     std::lock_guard m(appendMutex_);
-    FileLock lock(filePath("append.lock"), FileLock::Exclusive);
+    FileLock lock(folder_, "append.lock", FileLock::Exclusive);
     refreshWriterLocked();
     const uint64_t split = generation()->control.split;
     if (logicalEnd < split)
@@ -391,17 +401,16 @@ void Pack::truncateTail(uint64_t logicalEnd)
 
 FileLock Pack::tryLockGc() const
 {
-    return FileLock::tryLock(filePath("gc.lock"), FileLock::Exclusive);
+    return FileLock::tryLock(folder_, "gc.lock", FileLock::Exclusive);
 }
 
 std::vector<std::string> Pack::leftovers() const
 {
-    const PackControl c = PackControl::read(filePath("control"));
+    const PackControl c = PackControl::read(folder_);
     loadGeneration(c); // the current generation must open before anything else counts as a leftover
     std::vector<std::string> names;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir_, ec)) {
-        const std::string name = e.path().filename().string();
+    for (const auto& e : folder_.list()) {
+        const std::string& name = e.name;
         uint64_t gen = 0;
         const bool tmp = name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
         if (tmp || (isGenerationFile(name, gen) && gen != c.generation))
@@ -413,9 +422,14 @@ std::vector<std::string> Pack::leftovers() const
 
 void Pack::removeLeftovers()
 {
-    std::error_code ec;
-    for (const auto& name : leftovers())
-        fs::remove(filePath(name), ec);
+    // Through the folder: a link among the leftovers is unlinked itself.
+    for (const auto& name : leftovers()) {
+        try {
+            folder_.unlink(name);
+        } catch (const Error&) {
+            // left for the next GC or repair: a leftover that cannot go is harmless
+        }
+    }
 }
 
 } // namespace cs::pack

@@ -23,6 +23,7 @@
 #include "core/pack/PackControl.h"
 #include "core/util/Error.h"
 #include "core/util/File.h"
+#include "core/util/Folder.h"
 
 #include <memory>
 #include <mutex>
@@ -64,9 +65,15 @@ public:
     // empty generation 0 when there is no control file AND no generation
     // file in the folder (a new store). Opening never deletes anything
     // (removeLeftovers is for GC and fsck --repair).
+    // The folder's last component must not be a link (the path above it is
+    // the user's); every file in it is opened through folder() without
+    // following links, so a link planted in the pack is an error, never a
+    // way to read, write or delete elsewhere.
     static std::unique_ptr<Pack> open(const std::string& dir, bool create);
+    static std::unique_ptr<Pack> open(Folder folder, bool create);
 
     const std::string& dir() const { return dir_; }
+    const Folder& folder() const { return folder_; }
     std::string filePath(const std::string& name) const { return dir_ + "/" + name; }
 
     std::shared_ptr<const Generation> generation() const;
@@ -132,6 +139,7 @@ private:
     template <typename Fn> auto withLocated(uint64_t offset, Fn&& fn) const;
 
     std::string dir_;
+    Folder folder_;
     mutable std::mutex genMutex_;
     std::shared_ptr<const Generation> gen_;
     std::mutex appendMutex_;

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+namespace cs { class Folder; }
+
 namespace cs::pack {
 
 struct PackControl {
@@ -24,9 +26,13 @@ struct PackControl {
     static PackControl parse(const std::string& text, const std::string& path); // throws cs::Error
     static PackControl read(const std::string& path);
     void writeAtomic(const std::string& path) const;
+    // kControlFileName in a pack folder opened without links.
+    static PackControl read(const Folder& packFolder);
+    void writeAtomic(const Folder& packFolder) const;
     bool operator==(const PackControl&) const = default;
 };
 
+constexpr const char* kControlFileName = "control";
 std::string suffixFileName(uint64_t generation);   // "3.suffix"
 std::string prefixFileName(uint64_t generation);   // "3.prefix"
 std::string mappingFileName(uint64_t generation);  // "3.mapping"

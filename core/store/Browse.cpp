@@ -116,9 +116,11 @@ EntryDetails Store::entryDetails(int64_t id) const
     for (auto& p : det.parts) {
         if (e->state == EntryState::Merged)
             continue;
-        std::error_code ec;
-        const auto size = fs::file_size(d->partPath(id, p.index), ec);
-        p.present = !ec && size == p.size;
+        try {
+            p.present = d->layout->partSize(id, p.index) == std::optional<uint64_t>(p.size);
+        } catch (const Error&) {
+            p.present = false;   // a link where the part folder should be
+        }
     }
     if (e->state != EntryState::Merged)
         return det;

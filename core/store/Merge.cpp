@@ -346,7 +346,7 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
             uint64_t total = 0;
             try {
                 for (const auto& p : parts) {
-                    File f = File::openRead(partPath(e.id, p.index));
+                    File f = layout->openPart(e.id, p.index);
                     if (f.size() != p.size)
                         fail(f.path(), "part has " + std::to_string(f.size()) + " bytes, the catalog says "
                                            + std::to_string(p.size));

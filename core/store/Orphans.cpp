@@ -21,51 +21,33 @@ namespace cs::store {
 
 namespace {
 
-std::atomic<uint64_t> orphanCounter{0};
-
-// The decimal form the store writes for an entry id (no sign, no leading 0).
-bool parseId(const std::string& name, int64_t& id)
-{
-    if (name.empty() || name.size() > 18 || (name.size() > 1 && name[0] == '0'))
-        return false;
-    for (char c : name)
-        if (c < '0' || c > '9')
-            return false;
-    id = std::stoll(name);
-    return true;
-}
+bool parseId(const std::string& name, int64_t& id) { return StoreLayout::parseEntryId(name, id); }
 
 struct Usage {
     uint64_t bytes = 0;
     uint64_t files = 0;
 };
 
-Usage usageOf(const fs::path& p)
+// Regular files in name (a file or a folder tree in parent), links not
+// followed and not counted.
+Usage usageOf(const Folder& parent, const std::string& name)
 {
     Usage u;
-    std::error_code ec;
-    const auto st = fs::symlink_status(p, ec);
-    if (ec)
-        return u;
-    if (fs::is_regular_file(st)) {
-        u.bytes = fs::file_size(p, ec);
-        u.files = ec ? 0 : 1;
-        if (ec)
-            u.bytes = 0;
-        return u;
-    }
-    if (!fs::is_directory(st))
-        return u;
-    for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-        std::error_code fe;
-        if (it->is_regular_file(fe) && !it->is_symlink(fe)) {
-            const uint64_t n = it->file_size(fe);
-            if (!fe) {
-                u.bytes += n;
-                u.files++;
+    try {
+        const Folder::Kind k = parent.kindOf(name);
+        if (k == Folder::Kind::File) {
+            u.bytes = parent.sizeOf(name);
+            u.files = 1;
+        } else if (k == Folder::Kind::Folder) {
+            const Folder f = parent.sub(name);
+            for (const auto& c : f.list()) {
+                const Usage inner = usageOf(f, c.name);
+                u.bytes += inner.bytes;
+                u.files += inner.files;
             }
         }
+    } catch (const Error&) {
+        // removed meanwhile: counts as nothing
     }
     return u;
 }
@@ -112,16 +94,17 @@ bool fileIsOrphan(const RowView& v, const std::string& name)
     return folderIsOrphan(v) || (v.state == EntryState::Unmerged && !v.partNames.count(name));
 }
 
-// remove_all, where another remover (a concurrent repair, a reserve setting
+// removeTree, where another remover (a concurrent repair, a reserve setting
 // the same folder aside) may delete parts of it first: only what is still
-// there counts as a failure.
-void removeTree(const std::string& path, const char* what)
+// there counts as a failure. Links are removed themselves (Folder).
+void removeTree(const Folder& parent, const std::string& name, const char* what)
 {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-    std::error_code again;
-    if (ec && fs::exists(fs::symlink_status(path, again)))
-        fail(path, std::string("cannot remove the ") + what + ": " + ec.message());
+    try {
+        parent.removeTree(name);
+    } catch (const Error& ex) {
+        if (parent.kindOf(name) != Folder::Kind::Missing)
+            fail(parent.pathOf(name), std::string("cannot remove the ") + what + ": " + ex.what());
+    }
 }
 
 } // namespace
@@ -129,20 +112,17 @@ void removeTree(const std::string& path, const char* what)
 std::vector<FsckProblem> Store::Impl::findOrphans(Job& job) const
 {
     std::vector<FsckProblem> found;
-    const fs::path root = dir + "/parts";
+    const Folder& root = layout->parts();
     // List first, read rows after: an upload that reserved before the listing
     // is seen in the catalog, one that reserves later has no folder yet.
-    std::vector<fs::path> names;
-    std::error_code ec;
-    for (const auto& f : fs::directory_iterator(root, ec))
-        names.push_back(f.path());
-    std::sort(names.begin(), names.end());
-    for (const auto& p : names) {
+    const auto names = root.list();   // sorted
+    for (const auto& child : names) {
         job.checkCancel();
-        const std::string name = p.filename().string();
+        const std::string& name = child.name;
+        const fs::path p = root.pathOf(name);
         int64_t id = 0;
         if (!parseId(name, id)) {
-            const Usage u = usageOf(p);
+            const Usage u = usageOf(root, name);
             found.push_back({0, {}, std::nullopt,
                              p.string() + ": orphaned, not the part folder of any entry (the rest of an interrupted removal?): "
                                  + usageText(u),
@@ -153,9 +133,9 @@ std::vector<FsckProblem> Store::Impl::findOrphans(Job& job) const
         if (v.exists && v.state == EntryState::Uploading)
             continue;   // an upload in progress: its parts may arrive at any time
         if (folderIsOrphan(v)) {
-            if (!fs::exists(fs::symlink_status(p, ec)))
+            if (root.kindOf(name) == Folder::Kind::Missing)
                 continue;   // a merge or an eviction removed it meanwhile
-            const Usage u = usageOf(p);
+            const Usage u = usageOf(root, name);
             const std::string why = v.exists ? "orphaned part folder of merged entry " + std::to_string(id)
                                                    + " (its bytes are in the pack)"
                                              : "orphaned part folder of entry " + std::to_string(id)
@@ -164,15 +144,28 @@ std::vector<FsckProblem> Store::Impl::findOrphans(Job& job) const
                              p.string(), u.bytes});
             continue;
         }
-        // Unmerged: only its committed parts belong in the folder.
-        std::vector<fs::path> files;
-        for (const auto& f : fs::directory_iterator(p, ec))
-            files.push_back(f.path());
-        std::sort(files.begin(), files.end());
-        for (const auto& f : files) {
-            if (!fileIsOrphan(v, f.filename().string()))
+        // Unmerged: only its committed parts belong in the folder (a link
+        // there is not a folder of parts: reported, and removed as a link).
+        if (child.kind != Folder::Kind::Folder) {
+            found.push_back({id, v.key, std::nullopt,
+                             p.string() + ": is not a folder (a link or a file where the parts of entry "
+                                 + std::to_string(id) + " belong); its parts are missing",
+                             p.string(), 0});
+            continue;
+        }
+        std::optional<Folder> folder;
+        try {
+            folder = root.trySub(name);
+        } catch (const Error&) {
+            continue;   // replaced by a link meanwhile: the next scan reports it
+        }
+        if (!folder)
+            continue;
+        for (const auto& c : folder->list()) {
+            if (!fileIsOrphan(v, c.name))
                 continue;
-            const Usage u = usageOf(f);
+            const fs::path f = folder->pathOf(c.name);
+            const Usage u = usageOf(*folder, c.name);
             found.push_back({id, v.key, std::nullopt,
                              f.string() + ": orphaned, not one of the " + std::to_string(v.partNames.size())
                                  + " committed parts of entry " + std::to_string(id) + ": " + usageText(u),
@@ -185,23 +178,26 @@ std::vector<FsckProblem> Store::Impl::findOrphans(Job& job) const
 OrphanRemoval Store::removeOrphans(Job& job)
 {
     OrphanRemoval out;
-    const fs::path root = d->dir + "/parts";
+    const Folder& root = d->layout->parts();
+    const fs::path rootPath = root.path();
     const auto found = d->findOrphans(job);
     for (size_t i = 0; i < found.size(); ++i) {
         const FsckProblem& o = found[i];
         job.checkCancel();
         job.setStepProgress(i, found.size());
         const fs::path p(o.path);
-        const bool topLevel = p.parent_path() == root;
+        const bool topLevel = p.parent_path() == rootPath;
+        const std::string name = p.filename().string();
+        const std::string folderName = topLevel ? name : p.parent_path().filename().string();
         int64_t id = 0;
-        if (topLevel && !parseId(p.filename().string(), id)) {
+        if (topLevel && !parseId(name, id)) {
             // Nothing the store writes has such a name but the trash below.
-            removeTree(o.path, "orphaned parts");
+            removeTree(root, name, "orphaned parts");
             out.removed.push_back(o);
             out.bytes += o.bytes.value_or(0);
             continue;
         }
-        if (!topLevel && !parseId(p.parent_path().filename().string(), id))
+        if (!topLevel && (p.parent_path().parent_path() != rootPath || !parseId(folderName, id)))
             continue;
         // Decide and act while holding the write lock: no reserve can take
         // this id, no commit or merge can change its row meanwhile.
@@ -209,27 +205,38 @@ OrphanRemoval Store::removeOrphans(Job& job)
         {
             Transaction tx(*d->catalog, Transaction::Immediate);
             const RowView v = rowView(*d->catalog, id);
-            if (topLevel ? !folderIsOrphan(v) : !fileIsOrphan(v, p.filename().string()))
+            if (topLevel ? !folderIsOrphan(v) : !fileIsOrphan(v, name))
                 continue;   // the row changed since the scan (the id was reused): not an orphan any more
             if (!topLevel) {
-                removeTree(o.path, "orphaned file");
+                std::optional<Folder> folder;
+                try {
+                    folder = root.trySub(folderName);
+                } catch (const Error&) {
+                    continue;   // no longer a real folder: the next scan says what it is
+                }
+                if (folder)
+                    removeTree(*folder, name, "orphaned file");
                 tx.commit();
                 out.removed.push_back(o);
                 out.bytes += o.bytes.value_or(0);
                 continue;
             }
-            trash = p.string() + ".orphan." + std::to_string(::getpid()) + "." + std::to_string(orphanCounter++);
-            if (::rename(p.c_str(), trash.c_str()) != 0) {
-                if (errno == ENOENT)
-                    continue;   // removed meanwhile (the entry's merge or eviction finished)
-                failErrno(o.path, "cannot move the orphaned part folder aside");
+            if (root.kindOf(name) == Folder::Kind::Missing)
+                continue;   // removed meanwhile (the entry's merge or eviction finished)
+            trash = StoreLayout::orphanName(name);
+            try {
+                root.rename(name, trash);
+            } catch (const Error&) {
+                if (root.kindOf(name) == Folder::Kind::Missing)
+                    continue;
+                throw;
             }
             tx.commit();
         }
         // The renamed folder is an orphan by its name alone: a crash from here
         // on leaves it for the next run.
         killPoint("orphan renamed");
-        removeTree(trash, "orphaned parts");
+        removeTree(root, trash, "orphaned parts");
         out.removed.push_back(o);
         out.bytes += o.bytes.value_or(0);
     }

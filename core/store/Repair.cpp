@@ -13,19 +13,11 @@
 #include <sys/stat.h>
 
 #include <cstring>
-#include <filesystem>
 
-namespace fs = std::filesystem;
 
 namespace cs::store {
 
 namespace {
-
-uint64_t fileBytes(const std::string& path)
-{
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
-}
 
 std::string hoursText(double seconds)
 {
@@ -51,7 +43,7 @@ std::vector<FsckProblem> Store::Impl::findPackLeftovers() const
         const std::string path = pack->filePath(name);
         FsckProblem p;
         p.path = path;
-        p.bytes = fileBytes(path);
+        p.bytes = pack->folder().sizeOf(name);
         p.message = path + ": left by an interrupted GC (the current generation is " + std::to_string(current)
                     + "), " + std::to_string(*p.bytes) + " bytes; store fsck --repair or the next store gc removes it";
         found.push_back(std::move(p));
@@ -143,10 +135,14 @@ void Store::Impl::repairBeyondParts(OrphanRemoval& out, Job& job)
         const std::string path = pack->filePath(name);
         FsckProblem p;
         p.path = path;
-        p.bytes = fileBytes(path);
+        p.bytes = pack->folder().sizeOf(name);
         p.message = path + ": left by an interrupted GC";
-        std::error_code ec;
-        if (fs::remove(path, ec)) {
+        bool removed = false;
+        try {
+            removed = pack->folder().unlink(name);   // a link there goes itself, never its target
+        } catch (const Error&) {
+        }
+        if (removed) {
             out.bytes += *p.bytes;
             out.removed.push_back(std::move(p));
         }

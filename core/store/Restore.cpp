@@ -8,20 +8,17 @@
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 #include "core/util/File.h"
+#include "core/util/OutputFile.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
 
-namespace fs = std::filesystem;
 
 namespace cs::store {
 
 namespace {
-
-std::atomic<uint64_t> tempCounter{0};
 
 // The last access only orders eviction: losing the newest few on a power
 // cut is harmless, an fsync per restore is not (see Catalog::withoutFsync).
@@ -263,33 +260,29 @@ RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, 
     auto e = d->entry(id);
     if (!e)
         throw Error(d->dir + ": entry " + std::to_string(id) + " does not exist");
-    if (!isRegularOrMissing(outPath)) {
-        // A device or pipe (/dev/null, a FIFO): write in order, straight into it.
-        File out = File::openReadWrite(outPath);
+    // A regular file is replaced on success only; a device, FIFO or "-" is
+    // written in place (OutputFile). The output is made final (truncated,
+    // synced, renamed into place) as soon as every byte went out and matched
+    // the SHA-256: for an unmerged entry, before the merge commits.
+    OutputFile out = OutputFile::open(outPath);
+    bool delivered = false;
+    const std::function<void()> deliver = [&] {
+        if (out.kind() == OutputFile::Kind::Replace)
+            out.file().truncate(e->size);
+        out.commit();
+        delivered = true;
+    };
+    RestoreResult r;
+    if (out.seekable()) {
+        // Workers pwrite chunks at their positions: a temp file or a block device.
+        r = streamEntry(*d, *e, out.fd(), nullptr, job, &deliver);
+    } else {
         Sink sink = [&](const void* data, size_t size) { out.writeAll(data, size); };
-        return streamEntry(*d, *e, -1, &sink, job);
+        r = streamEntry(*d, *e, -1, &sink, job, &deliver);
     }
-    const std::string tmp = outPath + ".cachescope-tmp." + std::to_string(::getpid()) + "."
-                            + std::to_string(tempCounter++);
-    try {
-        File out = File::create(tmp);
-        bool delivered = false;
-        const std::function<void()> deliver = [&] {
-            out.truncate(e->size);
-            out.close();
-            if (::rename(tmp.c_str(), outPath.c_str()) != 0)
-                failErrno(outPath, "cannot move the restored file into place");
-            delivered = true;
-        };
-        RestoreResult r = streamEntry(*d, *e, out.fd(), nullptr, job, &deliver);
-        if (!delivered)
-            deliver();
-        return r;
-    } catch (...) {
-        std::error_code ec;
-        fs::remove(tmp, ec);
-        throw;
-    }
+    if (!delivered)
+        deliver();
+    return r;
 }
 
 RestoreResult Store::restoreToFile(const RestoreRequest& request, const std::string& outPath, Job& job)

@@ -12,10 +12,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
 #include <thread>
 
-namespace fs = std::filesystem;
 
 namespace cs::store {
 
@@ -45,13 +43,6 @@ void checkKey(const std::string& key, const char* what)
 }
 
 std::string hexOf(const Digest& d) { return Sha256::hex(d); }
-
-bool isRegularOrMissing(const std::string& path)
-{
-    std::error_code ec;
-    const auto st = fs::status(path, ec);
-    return ec || !fs::exists(st) || fs::is_regular_file(st);
-}
 
 EntryRow rowFrom(const Statement& s, int c)
 {
@@ -87,18 +78,12 @@ void killPoint(const char* point)
 
 void Store::Impl::removeParts(int64_t id) const
 {
-    // File by file, so a crash can leave a folder partly removed (an orphan
-    // all the same: its row is gone or merged before this runs).
-    const std::string folder = partsDir(id);
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (const auto& f : fs::directory_iterator(folder, ec))
-        files.push_back(f.path());
-    for (const auto& f : files) {
-        fs::remove_all(f, ec);
-        killPoint("part removed");
+    // Never through a link (StoreLayout). A failure leaves an orphan that
+    // fsck reports and `fsck --repair` removes: the row is already gone.
+    try {
+        layout->removeParts(id, [] { killPoint("part removed"); });
+    } catch (const Error&) {
     }
-    fs::remove_all(folder, ec);
 }
 
 std::optional<EntryRow> Store::Impl::entry(int64_t id) const
@@ -131,11 +116,14 @@ std::optional<std::string> Store::Impl::partProblem(int64_t id, const std::strin
     const std::string path = partPath(id, p.index);
     (void)key;
     const std::string what = path + ": part " + std::to_string(p.index);
-    std::error_code ec;
-    if (!fs::exists(fs::symlink_status(path, ec)))
-        return what + " is missing";
     try {
-        File f = File::openRead(path);
+        // Through the layout: a link at parts/<id> or at the part is a problem, never followed.
+        std::optional<File> part;
+        if (const auto folder = layout->partsOf(id))
+            part = folder->tryOpenFile(StoreLayout::partName(p.index), O_RDONLY);
+        if (!part)
+            return what + " is missing";
+        File& f = *part;
         const uint64_t size = f.size();
         if (size != p.size)
             return what + " has " + std::to_string(size) + " bytes, the catalog says " + std::to_string(p.size);
@@ -242,70 +230,82 @@ Store::~Store() = default;
 
 bool Store::isStore(const std::string& dir)
 {
-    std::error_code ec;
-    return fs::is_regular_file(dir + "/catalog.db", ec) && fs::is_directory(dir + "/pack", ec);
+    try {
+        const StoreLayout layout = StoreLayout::open(dir);
+        return layout.hasCatalog() && layout.hasPackFolder();
+    } catch (const Error&) {
+        return false;
+    }
 }
 
 namespace {
 
 // Whether this process may write the store: a read-only mount or folder
 // (or files) opens read-only, so it can still be listed and restored from.
-bool storeWritable(const std::string& dir)
+bool storeWritable(const StoreLayout& layout)
 {
-    return ::access((dir + "/catalog.db").c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+    return ::access(layout.catalogPath().c_str(), W_OK) == 0 && ::access(layout.dir().c_str(), W_OK) == 0;
 }
 
 // The folder holds something a store wrote (pack objects or parts): then an
-// empty catalog.db is a lost catalog, not a store being created.
-bool holdsStoreData(const std::string& dir)
+// empty catalog.db is a lost catalog, not a store being created. A link or
+// a stray file where pack/ or parts/ belongs counts as data (doubt).
+bool holdsStoreData(const StoreLayout& layout)
 {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir + "/pack", ec))
-        if (e.path().filename() != "control" && e.is_regular_file(ec) && e.file_size(ec) > 0)
-            return true;
-    for (const auto& e : fs::directory_iterator(dir + "/parts", ec)) {
-        (void)e;
+    const Folder& root = layout.root();
+    const Folder::Kind pk = root.kindOf(StoreLayout::kPack);
+    if (pk == Folder::Kind::Folder) {
+        const Folder pack = layout.packFolder(false);
+        for (const auto& c : pack.list())
+            if (c.name != pack::kControlFileName && c.kind == Folder::Kind::File && pack.sizeOf(c.name) > 0)
+                return true;
+    } else if (pk != Folder::Kind::Missing) {
         return true;
     }
-    return false;
+    const Folder::Kind sk = root.kindOf(StoreLayout::kParts);
+    if (sk == Folder::Kind::Folder)
+        return !root.sub(StoreLayout::kParts).list().empty();
+    return sk != Folder::Kind::Missing;
 }
 
 } // namespace
 
 std::unique_ptr<Store> Store::init(const std::string& dir, StoreOptions options)
 {
-    std::error_code ec;
-    const std::string catalogPath = dir + "/catalog.db";
-    if (!fs::exists(fs::symlink_status(catalogPath, ec)) && holdsStoreData(dir))
+    auto layout = std::make_unique<StoreLayout>(StoreLayout::create(dir));
+    const std::string catalogPath = layout->catalogPath();   // refuses a link there
+    const Folder::Kind catalogKind = layout->root().kindOf(StoreLayout::kCatalog);
+    if (catalogKind == Folder::Kind::Missing && holdsStoreData(*layout))
         fail(catalogPath, "is missing but the folder holds pack objects or parts; refusing to start an empty "
                           "catalog beside them (store gc would then drop every object): restore catalog.db from a backup");
-    if (fs::exists(fs::symlink_status(catalogPath, ec))) {
+    if (catalogKind != Folder::Kind::Missing) {
         // An existing catalog is only migrated; an empty or foreign one is
         // doubt, unless the folder holds nothing yet (an init that crashed).
-        struct stat st {};
-        const bool empty = ::stat(catalogPath.c_str(), &st) == 0 && st.st_size == 0;
-        if (!(empty && !holdsStoreData(dir))) {
+        const bool empty = layout->root().sizeOf(StoreLayout::kCatalog) == 0;
+        if (!(empty && !holdsStoreData(*layout))) {
             Catalog probe(catalogPath, OpenMode::ReadOnly);
             checkStoreSchema(probe);
         }
     }
-    fs::create_directories(dir + "/parts", ec);
-    if (ec)
-        fail(dir, "cannot create the store folder: " + ec.message());
+    layout->makeParts();
+    layout->parts();   // init makes parts/ or says why it cannot
     auto impl = std::make_unique<Impl>();
     impl->dir = dir;
+    impl->layout = std::move(layout);
     impl->options = std::move(options);
     impl->catalog = std::make_unique<Catalog>(catalogPath, OpenMode::Create);
     migrateSchema(*impl->catalog);
-    impl->pack = pack::Pack::open(dir + "/pack", true);
+    impl->pack = pack::Pack::open(impl->layout->packFolder(true), true);
     return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
 std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
 {
-    std::error_code ec;
-    const std::string catalogPath = dir + "/catalog.db";
-    if (!fs::is_regular_file(catalogPath, ec))
+    auto impl = std::make_unique<Impl>();
+    impl->dir = dir;
+    impl->layout = std::make_unique<StoreLayout>(StoreLayout::open(dir));
+    const std::string catalogPath = impl->layout->catalogPath();
+    if (!impl->layout->hasCatalog())
         fail(dir, "not a cachescope store (no catalog.db; create one with 'cachescope-cli store init')");
     // Checked on a connection that changes nothing: a read-write open would
     // switch an empty or foreign database to WAL before we could refuse it.
@@ -314,25 +314,23 @@ std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
         Catalog probe(catalogPath, OpenMode::ReadOnly);
         version = checkStoreSchema(probe);
     }
-    auto impl = std::make_unique<Impl>();
-    impl->dir = dir;
     impl->options = std::move(options);
-    const bool writable = storeWritable(dir);
+    const bool writable = storeWritable(*impl->layout);
     impl->catalog = std::make_unique<Catalog>(catalogPath, writable ? OpenMode::ReadWrite : OpenMode::ReadOnly);
     if (writable) {
         migrateSchema(*impl->catalog);
-        fs::create_directories(dir + "/parts", ec);
+        impl->layout->makeParts();
     } else if (version < latestSchemaVersion()) {
         fail(catalogPath, "has schema version " + std::to_string(version) + " and this store is read-only, so it "
                           "cannot be migrated to " + std::to_string(latestSchemaVersion())
                           + "; open it once with write access");
     }
-    impl->pack = pack::Pack::open(dir + "/pack", false);
+    impl->pack = pack::Pack::open(impl->layout->packFolder(false), false);
     return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
 const std::string& Store::dir() const { return d->dir; }
-std::string Store::catalogPath() const { return d->dir + "/catalog.db"; }
+std::string Store::catalogPath() const { return d->layout->catalogPath(); }
 pack::Pack& Store::pack() { return *d->pack; }
 int Store::schemaVersion() const { return schemaVersionOf(*d->catalog); }
 int Store::latestSchemaVersion() { return cs::store::latestSchemaVersion(); }

@@ -3,6 +3,7 @@
 #include "core/pack/Pack.h"
 #include "core/store/Catalog.h"
 #include "core/store/Store.h"
+#include "core/store/StoreLayout.h"
 
 #include <condition_variable>
 #include <functional>
@@ -31,6 +32,7 @@ struct InFlightMerge {
 
 struct Store::Impl {
     std::string dir;
+    std::unique_ptr<StoreLayout> layout;   // every path below dir goes through it
     StoreOptions options;
     std::unique_ptr<Catalog> catalog;
     std::unique_ptr<pack::Pack> pack;
@@ -39,8 +41,8 @@ struct Store::Impl {
     std::map<int64_t, std::shared_ptr<InFlightMerge>> inflight;
 
     int threads() const;
-    std::string partsDir(int64_t id) const { return dir + "/parts/" + std::to_string(id); }
-    std::string partPath(int64_t id, uint32_t index) const { return partsDir(id) + "/" + std::to_string(index); }
+    std::string partsDir(int64_t id) const { return layout->partsPath(id); }
+    std::string partPath(int64_t id, uint32_t index) const { return layout->partPath(id, index); }
     void removeParts(int64_t id) const;
 
     std::optional<EntryRow> entry(int64_t id) const;
@@ -113,7 +115,6 @@ uint64_t writeTree(pack::Pack& pack, const std::vector<pack::ChildRef>& chunks, 
                    std::vector<std::pair<uint64_t, uint64_t>>* ranges = nullptr);
 
 std::string hexOf(const Digest& d);
-bool isRegularOrMissing(const std::string& path);
 
 // The smallest string greater than every string starting with prefix, or
 // nothing when there is none (a prefix of 0xFF bytes): the upper bound of an

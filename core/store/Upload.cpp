@@ -21,18 +21,7 @@ namespace cs::store {
 
 namespace {
 
-std::atomic<uint64_t> tempCounter{0};
-
-bool isPartName(const std::string& name, uint32_t& index)
-{
-    if (name.empty() || name.size() > 9)
-        return false;
-    for (char c : name)
-        if (c < '0' || c > '9')
-            return false;
-    index = uint32_t(std::stoul(name));
-    return true;
-}
+bool isPartName(const std::string& name, uint32_t& index) { return StoreLayout::parsePartIndex(name, index); }
 
 EntryRow requireUploading(const Store::Impl& d, int64_t id)
 {
@@ -64,17 +53,21 @@ int64_t Store::reserve(const std::string& key, const std::string& version, const
     // an orphan (a crash between deleting that row and its parts), and its
     // parts must not count as this upload's. Set aside while the write
     // transaction keeps other processes from taking ids; deleted after.
-    const std::string stale = d->partsDir(id);
+    const Folder& parts = d->layout->parts();
+    const std::string stale = StoreLayout::partsName(id);
     std::string setAside;
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(stale, ec))) {
-        setAside = stale + ".orphan." + std::to_string(::getpid()) + "." + std::to_string(tempCounter++);
-        if (::rename(stale.c_str(), setAside.c_str()) != 0)
-            failErrno(stale, "cannot move aside the orphaned part folder of a reused entry id");
+    if (parts.kindOf(stale) != Folder::Kind::Missing) {
+        setAside = StoreLayout::orphanName(stale);
+        parts.rename(stale, setAside);
     }
     tx.commit();
-    if (!setAside.empty())
-        fs::remove_all(setAside, ec);
+    if (!setAside.empty()) {
+        try {
+            parts.removeTree(setAside);
+        } catch (const Error&) {
+            // an orphan by its name: fsck --repair removes it
+        }
+    }
     return id;
 }
 
@@ -87,24 +80,7 @@ void Store::writePart(int64_t id, uint32_t index, const void* data, size_t size)
     if (index >= 100000000u)
         throw Error(d->dir + ": part index " + std::to_string(index) + " is out of range");
     requireUploading(*d, id);
-    const std::string dir = d->partsDir(id);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec)
-        fail(dir, "cannot create the parts folder: " + ec.message());
-    const std::string final = d->partPath(id, index);
-    const std::string tmp = final + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(tempCounter++);
-    try {
-        File f = File::create(tmp);
-        f.writeAll(data, size);
-        f.sync();
-        f.close();
-        if (::rename(tmp.c_str(), final.c_str()) != 0)
-            failErrno(final, "cannot rename the uploaded part into place");
-    } catch (...) {
-        fs::remove(tmp, ec);
-        throw;
-    }
+    d->layout->writePart(id, index, data, size);
 }
 
 EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
@@ -112,11 +88,11 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
     const EntryRow e = requireUploading(*d, id);
     const std::string dir = d->partsDir(id);
     std::vector<bool> have;
-    std::error_code ec;
-    if (fs::is_directory(dir, ec)) {
-        for (const auto& f : fs::directory_iterator(dir, ec)) {
+    const std::optional<Folder> folder = d->layout->partsOf(id);
+    if (folder) {
+        for (const auto& f : folder->list()) {
             uint32_t index = 0;
-            if (!isPartName(f.path().filename().string(), index))
+            if (f.kind != Folder::Kind::File || !isPartName(f.name, index))
                 continue;
             if (have.size() <= index)
                 have.resize(size_t(index) + 1, false);
@@ -139,7 +115,7 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
     uint64_t total = 0;
     std::vector<char> buf(1 << 20);
     for (uint32_t i = 0; i < n; ++i) {
-        File f = File::openRead(d->partPath(id, i));
+        File f = d->layout->openPart(id, i);
         uint64_t pos = 0;
         for (;;) {
             const size_t got = f.readSomeAt(buf.data(), buf.size(), pos);
@@ -194,10 +170,16 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
         d->removeParts(r);
     }
     // Stray temp files of parts written twice.
-    for (const auto& f : fs::directory_iterator(dir, ec)) {
-        uint32_t index = 0;
-        if (!isPartName(f.path().filename().string(), index))
-            fs::remove(f.path(), ec);
+    if (folder) {
+        for (const auto& f : folder->list()) {
+            uint32_t index = 0;
+            if (!isPartName(f.name, index)) {
+                try {
+                    folder->removeTree(f.name);
+                } catch (const Error&) {
+                }
+            }
+        }
     }
     return *d->entry(id);
 }

@@ -1,0 +1,88 @@
+// StoreLayout: the only place that names a path of a store and the only door
+// to its files. Everything below the store folder is opened relative to the
+// folder's descriptor without following links (cs::Folder: openat2 with
+// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, else openat with O_NOFOLLOW per
+// component), and deleted with unlinkat on the parent's descriptor. A link
+// where a folder or file of the store is expected is an error naming it; a
+// link met while deleting a tree is unlinked itself, never followed.
+//
+//   <store>/                  the folder the user named (links in that path are theirs)
+//   catalog.db                SQLite (+ -wal, -shm); must be a regular file
+//   parts/<id>/<index>        raw uploaded parts of entry <id> (decimal, no sign, no leading 0)
+//   parts/<id>/<index>.tmp.*  a part being written (OutputFile temp names inside)
+//   parts/<name>.orphan.<pid>.<n>
+//                             a part folder set aside for deletion (Store.h, "Orphaned parts")
+//   pack/                     cs::pack::Pack, opened through packFolder(): control,
+//                             N.suffix, N.prefix, N.mapping, *.lock (names in
+//                             core/pack/PackControl.h, owned by the pack module
+//                             below the store)
+#pragma once
+#include "core/util/File.h"
+#include "core/util/Folder.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace cs::store {
+
+class StoreLayout {
+public:
+    static constexpr const char* kCatalog = "catalog.db";
+    static constexpr const char* kParts = "parts";
+    static constexpr const char* kPack = "pack";
+
+    // An existing store folder (catalog.db need not exist: callers decide).
+    static StoreLayout open(const std::string& dir);
+    // Creates the store folder and parts/ when missing.
+    static StoreLayout create(const std::string& dir);
+
+    const std::string& dir() const { return root_.path(); }
+    const Folder& root() const { return root_; }
+
+    // Path of catalog.db for SQLite, after checking it is a regular file or
+    // missing (a link there is refused).
+    std::string catalogPath() const;
+    bool hasCatalog() const;
+
+    // pack/: refused with a sentence when it is a link or not a folder.
+    Folder packFolder(bool create) const;
+    bool hasPackFolder() const;
+
+    // parts/; an error naming it when it is missing or could not be opened.
+    const Folder& parts() const;
+    // Makes parts/ when missing (init, and opening a writable store).
+    void makeParts();
+    static std::string partsName(int64_t id) { return std::to_string(id); }
+    static std::string partName(uint32_t index) { return std::to_string(index); }
+    // Trash name of a part folder being removed.
+    static std::string orphanName(const std::string& folderName);
+    // The decimal form the store writes for ids and part indexes.
+    static bool parseEntryId(const std::string& name, int64_t& id);
+    static bool parsePartIndex(const std::string& name, uint32_t& index);
+
+    std::string partsPath() const { return root_.pathOf(kParts); }
+    std::string partsPath(int64_t id) const { return partsPath() + "/" + partsName(id); }
+    std::string partPath(int64_t id, uint32_t index) const { return partsPath(id) + "/" + partName(index); }
+
+    // parts/<id>: nullopt when missing; a link or a file there is an error.
+    std::optional<Folder> partsOf(int64_t id) const;
+    Folder partsOfOrCreate(int64_t id) const;
+    File openPart(int64_t id, uint32_t index) const;
+    // Size of a part file, nullopt when it is missing or not a regular file.
+    std::optional<uint64_t> partSize(int64_t id, uint32_t index) const;
+    // Writes a part: unpredictable temp file, fsync, rename into place.
+    void writePart(int64_t id, uint32_t index, const void* data, size_t size) const;
+    // Removes parts/<id> file by file (afterEach runs after each removal: a
+    // kill point), then the folder. A link at parts/<id> is unlinked, never
+    // followed. False when there was nothing.
+    bool removeParts(int64_t id, const std::function<void()>& afterEach = {}) const;
+
+private:
+    explicit StoreLayout(Folder root);
+    Folder root_;
+    std::optional<Folder> parts_;   // opened once: threads share it read-only
+};
+
+} // namespace cs::store
