@@ -7,6 +7,7 @@
 #include "core/jobs/Job.h"
 #include "core/snapshot/Snapshot.h"
 #include "core/util/Error.h"
+#include "core/util/OutputFile.h"
 #include "core/util/Units.h"
 
 #include <zstd.h>
@@ -69,6 +70,7 @@ int runCreate(const CreateArgs& a)
     cs::SnapshotWriteResult r;
     job.start(); // the clock of the rate and the time left
     runReported(a.out, [&] { r = cs::writeSnapshot(inputPath(a.src), a.out, o, job); });
+    cs::keepSummaryOutOfData(a.out);
     progress.clear();
     if (a.json) {
         Json j = Json::object();
@@ -119,6 +121,7 @@ int runRestore(const RestoreArgs& a)
     cs::SnapshotRestoreResult r;
     job.start();
     runReported(a.out, [&] { r = cs::restoreSnapshot(a.snap, a.out, o, job); });
+    cs::keepSummaryOutOfData(a.out);
     progress.clear();
     if (a.json) {
         Json j = Json::object();

@@ -108,6 +108,12 @@ struct SnapshotRestoreResult {
 // against its blocks before anything is allocated. Throws cs::Error naming the
 // snapshot and the frame's index and offset, or cs::Cancelled; never leaves a
 // partial output behind.
+// `out` goes through cs::OutputFile (both here and in writeSnapshot): a
+// regular file is replaced on success only; a device, FIFO or "-" (standard
+// output) is written in place. Outputs that cannot seek (FIFO, pipe,
+// character device, standard output) get every frame decoded serially in
+// order, holes written as zeros; a block device gets the parallel decode,
+// holes written as zeros (it holds old bytes), and keeps its size.
 SnapshotRestoreResult restoreSnapshot(const std::string& snap, const std::string& out,
                                       const SnapshotRestoreOptions& options, Job& job);
 

@@ -77,12 +77,21 @@ private:
     void decodeSized(ThreadState& ts, const Work& w);
     uint64_t decodeStreaming(const ScannedFrame& f, uint64_t outOffset);
     void reportProgress();
+    // Decoded bytes for output offset `at`: in order for a pipe, character
+    // device or standard output; positioned for a temp file or block device.
+    void writeOut(const char* data, size_t size, uint64_t at);
+    // A hole frame's zeros: skipped in a fresh temp file (truncate() leaves
+    // holes), written where the output has old bytes or cannot seek.
+    void writeHole(const ScannedFrame& f, const char* data, size_t size, uint64_t at);
 
     const std::string snap_, out_;
     const SnapshotRestoreOptions options_;
     Job& job_;
     File in_;
-    std::unique_ptr<TempOutput> temp_;
+    std::unique_ptr<OutputFile> output_;
+    bool inOrder_ = false;      // the output cannot seek: every frame decoded serially, in order
+    bool writeHoles_ = false;   // the output is not a fresh temp file
+    uint64_t written_ = 0;      // inOrder_: bytes written so far
     std::vector<ThreadState> states_;
     DCtxPtr streamCtx_{nullptr, ZSTD_freeDCtx};
     Buffer streamIn_, streamOut_;
@@ -119,6 +128,26 @@ bool Decoder::reserveWithinBudget(ThreadState& ts, size_t csize, size_t dsize, c
     return true;
 }
 
+void Decoder::writeOut(const char* data, size_t size, uint64_t at)
+{
+    if (!inOrder_) {
+        output_->file().writeAt(data, size, at);
+        return;
+    }
+    if (at != written_)
+        fail(out_, "internal error: out-of-order write to an output that cannot seek");
+    output_->writeAll(data, size);
+    written_ += size;
+}
+
+void Decoder::writeHole(const ScannedFrame& f, const char* data, size_t size, uint64_t at)
+{
+    if (!allZero(data, size))
+        failFrame(f, "frame announced as a hole does not decode to zeros");
+    if (writeHoles_)
+        writeOut(data, size, at);
+}
+
 void Decoder::reportProgress()
 {
     if (fileSize_)
@@ -152,12 +181,10 @@ void Decoder::decodeSized(ThreadState& ts, const Work& w)
         inPos += need;
         outPos += n;
         if (outPos - flushed >= kFlush) {
-            if (f.hole) {
-                if (!allZero(ts.out.data() + flushed, outPos - flushed))
-                    failFrame(f, "frame announced as a hole does not decode to zeros");
-            } else {
-                temp_->file().writeAt(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
-            }
+            if (f.hole)
+                writeHole(f, ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
+            else
+                writeOut(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
             flushed = outPos;
         }
     }
@@ -165,12 +192,10 @@ void Decoder::decodeSized(ThreadState& ts, const Work& w)
         failFrame(f, "decodes to " + std::to_string(outPos) + " bytes, not the declared " + std::to_string(dsize));
     if (inPos != csize)
         failFrame(f, "frame ends at offset " + std::to_string(f.offset + inPos) + ", before the end its blocks announce");
-    if (f.hole) {
-        if (!allZero(ts.out.data() + flushed, outPos - flushed))
-            failFrame(f, "frame announced as a hole does not decode to zeros");
-    } else if (outPos > flushed) {
-        temp_->file().writeAt(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
-    }
+    if (f.hole)
+        writeHole(f, ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
+    else if (outPos > flushed)
+        writeOut(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
     compressedDone_ += f.compressedSize;
 }
 
@@ -258,12 +283,10 @@ uint64_t Decoder::decodeStreaming(const ScannedFrame& f, uint64_t outOffset)
             if (ZSTD_isError(lastRet))
                 failFrame(f, std::string("cannot decode: ") + ZSTD_getErrorName(lastRet));
             if (output.pos) {
-                if (f.hole) {
-                    if (!allZero(streamOut_.data(), output.pos))
-                        failFrame(f, "frame announced as a hole does not decode to zeros");
-                } else {
-                    temp_->file().writeAt(streamOut_.data(), output.pos, outOffset + produced);
-                }
+                if (f.hole)
+                    writeHole(f, streamOut_.data(), output.pos, outOffset + produced);
+                else
+                    writeOut(streamOut_.data(), output.pos, outOffset + produced);
                 produced += output.pos;
             }
             if (lastRet == 0)
@@ -321,7 +344,9 @@ SnapshotRestoreResult Decoder::run()
     result.seekTable = pass.sawSeekTable();
 
     job_.beginStep("decode", out_);
-    temp_ = std::make_unique<TempOutput>(out_);
+    output_ = std::make_unique<OutputFile>(OutputFile::open(out_));
+    inOrder_ = !output_->seekable();
+    writeHoles_ = output_->kind() != OutputFile::Kind::Replace;
     states_.resize(size_t(options_.threads));
     uint64_t outPos = 0;
     std::vector<Work> batch;
@@ -335,7 +360,7 @@ SnapshotRestoreResult Decoder::run()
         ++result.zstdFrames;
         // A frame decoded in parallel holds its compressed and decoded bytes;
         // one that alone would not fit in the budget is streamed instead.
-        const bool pooled = f.contentSize && *f.contentSize <= kMaxPooledFrameSize
+        const bool pooled = !inOrder_ && f.contentSize && *f.contentSize <= kMaxPooledFrameSize
             && f.compressedSize <= ZSTD_compressBound(size_t(kMaxPooledFrameSize))
             && f.compressedSize + std::max<uint64_t>(*f.contentSize, 1) <= options_.memoryBudget;
         if (pooled) {
@@ -353,9 +378,11 @@ SnapshotRestoreResult Decoder::run()
     }
     decodeBatch(batch);
     job_.checkCancel();
-    // Extends over a trailing hole (pwrite never reached it).
-    temp_->file().truncate(outPos);
-    temp_->commit();
+    // Extends a fresh file over a trailing hole (pwrite never reached it); a
+    // block device keeps its size.
+    if (output_->kind() == OutputFile::Kind::Replace)
+        output_->file().truncate(outPos);
+    output_->commit();
     result.outputBytes = outPos;
     result.wallSeconds = monotonicSeconds() - wall0;
     result.cpuSeconds = processCpuSeconds() - cpu0;

@@ -4,6 +4,7 @@
 // frame header pass of the decoder.
 #pragma once
 #include "core/util/File.h"
+#include "core/util/OutputFile.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -105,24 +106,6 @@ private:
     std::vector<std::unique_ptr<Buffer>> free_;
     size_t allocated_ = 0;
     bool shutdown_ = false;
-};
-
-// A file created next to finalPath as "<finalPath>.tmp-XXXXXX" that becomes
-// finalPath on commit() (rename) and is removed otherwise.
-class TempOutput {
-public:
-    explicit TempOutput(const std::string& finalPath);
-    ~TempOutput();
-    TempOutput(const TempOutput&) = delete;
-    TempOutput& operator=(const TempOutput&) = delete;
-    File& file() { return file_; }
-    const std::string& tempPath() const { return tempPath_; }
-    void commit();
-private:
-    std::string finalPath_;
-    std::string tempPath_;
-    File file_;
-    bool committed_ = false;
 };
 
 // Data and hole extents of a regular file, from SEEK_DATA/SEEK_HOLE. Holes

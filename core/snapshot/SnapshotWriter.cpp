@@ -66,7 +66,7 @@ private:
     bool regular_ = false;
     uint64_t inputSize_ = 0;
     std::unique_ptr<SparseScan> sparse_;
-    std::unique_ptr<TempOutput> temp_;
+    std::unique_ptr<OutputFile> temp_;   // written in order: any output works
     std::unique_ptr<BufferPool> pool_;
     size_t inCapacity_ = 0;
 
@@ -321,7 +321,7 @@ SnapshotWriteResult Writer::run()
     inCapacity_ = size_t(pieceMax);
     const size_t outCapacity = ZSTD_compressBound(size_t(pieceMax)) + 8 + kHoleMarkerPayloadSize;
     pool_ = std::make_unique<BufferPool>(outCapacity, size_t(2 * options_.threads));
-    temp_ = std::make_unique<TempOutput>(out_);
+    temp_ = std::make_unique<OutputFile>(OutputFile::open(out_));
 
     const int threads = options_.threads;
     running_ = threads;

@@ -19,7 +19,7 @@ StreamCompressResult compressStreamUnsized(const std::string& src, const std::st
     job.beginStep("compress stream", src);
     File in = File::openRead(src);
     const uint64_t total = in.size();
-    TempOutput temp(out);
+    OutputFile temp = OutputFile::open(out);
     std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
     if (!cctx)
         fail(out, "cannot create a compression context (out of memory)");
@@ -41,7 +41,7 @@ StreamCompressResult compressStreamUnsized(const std::string& src, const std::st
             const size_t left = ZSTD_compressStream2(cctx.get(), &output, &input, mode);
             if (ZSTD_isError(left))
                 failAt(src, r.inputBytes, std::string("compression failed: ") + ZSTD_getErrorName(left));
-            temp.file().writeAll(outBuf.data(), output.pos);
+            temp.writeAll(outBuf.data(), output.pos);
             r.outputBytes += output.pos;
             if (mode == ZSTD_e_end ? left == 0 : input.pos == input.size)
                 break;

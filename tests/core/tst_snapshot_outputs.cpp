@@ -1,0 +1,223 @@
+// Outputs of `snapshot create` and `snapshot restore` (cs::OutputFile):
+// device nodes and FIFOs are written in place and stay what they are,
+// standard output gets the data and nothing else, a failed run leaves the
+// old output and no temp file. Stock zstd checks what lands in a FIFO.
+// Device nodes are made in a temp folder with /dev/null's numbers.
+#include "common/TestSupport.h"
+
+#include "core/jobs/Job.h"
+#include "core/snapshot/Snapshot.h"
+#include "core/util/Error.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <thread>
+
+namespace {
+
+struct stat lstatOf(const QString& path)
+{
+    struct stat st {};
+    ::lstat(path.toLocal8Bit().constData(), &st);
+    return st;
+}
+
+bool makeNullDevice(const QString& path)
+{
+    struct stat null {};
+    if (::stat("/dev/null", &null) != 0)
+        return false;
+    return ::mknod(path.toLocal8Bit().constData(), S_IFCHR | 0666, null.st_rdev) == 0;
+}
+
+QStringList namesIn(const QString& dir)
+{
+    return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
+}
+
+// Reads a FIFO to its end on a thread while the CLI writes it.
+struct FifoReader {
+    QByteArray data;
+    std::thread thread;
+    explicit FifoReader(const QString& path)
+        : thread([this, path] {
+              QFile f(path);
+              if (f.open(QIODevice::ReadOnly))
+                  data = f.readAll();
+          })
+    {
+    }
+    QByteArray take()
+    {
+        thread.join();
+        return data;
+    }
+};
+
+// An input of several frames (1 KiB chunk would make too many: 64 KiB) with
+// a hole in the middle, and its snapshot.
+struct Input {
+    QTemporaryDir tmp;
+    QString src, snap;
+    QByteArray bytes;
+    Input()
+    {
+        src = tmp.filePath("src");
+        snap = tmp.filePath("src.zst");
+        const QByteArray head = testsupport::textBytes(300000, 7), tail = testsupport::randomBytes(200000, 8);
+        QFile f(src);
+        if (f.open(QIODevice::WriteOnly)) {
+            f.write(head);
+            f.seek(head.size() + (4 << 20));   // a 4 MiB hole
+            f.write(tail);
+        }
+        f.close();
+        bytes = testsupport::readFile(src);
+        testsupport::cli({"snapshot", "create", src, snap, "--chunk", "64KiB", "--threads", "3"});
+    }
+};
+
+} // namespace
+
+class TestSnapshotOutputs : public QObject {
+    Q_OBJECT
+private slots:
+    // issue 9: restore onto a device node replaced it with a regular file.
+    void restoreIntoCharDeviceKeepsIt()
+    {
+        Input in;
+        QVERIFY(QFileInfo::exists(in.snap));
+        const QString dev = in.tmp.filePath("null");
+        QVERIFY(makeNullDevice(dev));
+        const auto r = testsupport::cli({"snapshot", "restore", in.snap, dev, "--threads", "4"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(S_ISCHR(lstatOf(dev).st_mode));
+        QCOMPARE(namesIn(in.tmp.path()), (QStringList{"null", "src", "src.zst"}));
+    }
+
+    void createIntoCharDeviceKeepsIt()
+    {
+        Input in;
+        const QString dev = in.tmp.filePath("null");
+        QVERIFY(makeNullDevice(dev));
+        const auto r = testsupport::cli({"snapshot", "create", in.src, dev, "--threads", "2"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(S_ISCHR(lstatOf(dev).st_mode));
+    }
+
+    // A FIFO cannot seek: frames decoded in order, holes written as zeros;
+    // the reader gets exactly the input.
+    void restoreIntoFifoStreamsInOrder()
+    {
+        Input in;
+        const QString fifo = in.tmp.filePath("fifo");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        FifoReader reader(fifo);
+        const auto r = testsupport::cli({"snapshot", "restore", in.snap, fifo, "--threads", "4", "--json"});
+        const QByteArray got = reader.take();
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(got.size(), in.bytes.size());
+        QVERIFY(got == in.bytes);
+        QVERIFY(S_ISFIFO(lstatOf(fifo).st_mode));
+    }
+
+    // What `snapshot create` streams into a FIFO is a snapshot stock zstd decodes.
+    void createIntoFifoIsDecodableByZstd()
+    {
+        Input in;
+        const QString fifo = in.tmp.filePath("fifo");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        FifoReader reader(fifo);
+        const auto r = testsupport::cli({"snapshot", "create", in.src, fifo, "--chunk", "64KiB", "--threads", "3"});
+        const QByteArray snap = reader.take();
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto d = testsupport::zstd({"-d", "-c"}, snap);
+        QCOMPARE(d.exitCode, 0);
+        QVERIFY(d.out == in.bytes);
+    }
+
+    // "-" is standard output (never /dev/stdout here: a build that replaced it
+// instead of writing into it would break the machine): the data and nothing else there (the summary
+    // goes to standard error), and no file named "-" appears.
+    void restoreToStdoutCarriesOnlyTheData()
+    {
+        Input in;
+        for (const QStringList& extra : {QStringList{}, QStringList{"--json"}}) {
+            const auto r = testsupport::run(QStringLiteral(CACHESCOPE_CLI),
+                                            QStringList{"snapshot", "restore", in.snap, "-"} + extra, {}, in.tmp.path());
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QCOMPARE(r.out.size(), in.bytes.size());
+            QVERIFY(r.out == in.bytes);
+            QVERIFY(r.err.contains("src.zst"));
+            QVERIFY(!QFileInfo::exists(in.tmp.filePath("-")));
+        }
+    }
+
+    void createToStdoutCarriesOnlyTheData()
+    {
+        Input in;
+        const auto r = testsupport::run(QStringLiteral(CACHESCOPE_CLI),
+                                        {"snapshot", "create", in.src, "-", "--chunk", "64KiB"}, {},
+                                        in.tmp.path());
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(!QFileInfo::exists(in.tmp.filePath("-")));
+        const auto d = testsupport::zstd({"-d", "-c"}, r.out);
+        QCOMPARE(d.exitCode, 0);
+        QVERIFY(d.out == in.bytes);
+    }
+
+    // A link as OUT to a regular file is refused; neither changes.
+    void restoreOntoLinkToFileIsRefused()
+    {
+        Input in;
+        const QString victim = in.tmp.filePath("victim");
+        QVERIFY(testsupport::writeFile(victim, "precious"));
+        QVERIFY(QFile::link(victim, in.tmp.filePath("out")));
+        const auto r = testsupport::cli({"snapshot", "restore", in.snap, in.tmp.filePath("out")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("symbolic link"), r.err.constData());
+        QCOMPARE(testsupport::readFile(victim), QByteArray("precious"));
+        QVERIFY(QFileInfo(in.tmp.filePath("out")).isSymLink());
+    }
+
+    // A failing restore (a frame damaged after the header pass could see it)
+    // leaves the old output and no temp file; so does a cancel.
+    void failedRestoreLeavesTheOldOutput()
+    {
+        Input in;
+        QByteArray snap = testsupport::readFile(in.snap);
+        snap[snap.size() / 2] = char(snap[snap.size() / 2] ^ 0x55);
+        snap[snap.size() / 2 + 1] = char(snap[snap.size() / 2 + 1] ^ 0x55);
+        const QString bad = in.tmp.filePath("bad.zst");
+        QVERIFY(testsupport::writeFile(bad, snap));
+        const QString out = in.tmp.filePath("out");
+        QVERIFY(testsupport::writeFile(out, "old"));
+        const auto r = testsupport::cli({"snapshot", "restore", bad, out, "--threads", "4"});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(testsupport::readFile(out), QByteArray("old"));
+        QCOMPARE(namesIn(in.tmp.path()), (QStringList{"bad.zst", "out", "src", "src.zst"}));
+
+        cs::Job job;
+        job.start();
+        job.cancel();
+        cs::SnapshotRestoreOptions o;
+        bool cancelled = false;
+        try {
+            cs::restoreSnapshot(in.snap.toStdString(), out.toStdString(), o, job);
+        } catch (const cs::Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        QCOMPARE(testsupport::readFile(out), QByteArray("old"));
+        QCOMPARE(namesIn(in.tmp.path()), (QStringList{"bad.zst", "out", "src", "src.zst"}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSnapshotOutputs)
+#include "tst_snapshot_outputs.moc"
