@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <thread>
 
 
@@ -301,6 +302,9 @@ std::unique_ptr<Store> Store::init(const std::string& dir, StoreOptions options)
 
 std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
 {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 && errno == ENOENT)
+        fail(dir, "not a cachescope store (the folder does not exist; create one with 'cachescope-cli store init')");
     auto impl = std::make_unique<Impl>();
     impl->dir = dir;
     impl->layout = std::make_unique<StoreLayout>(StoreLayout::open(dir));

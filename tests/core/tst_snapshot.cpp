@@ -7,6 +7,7 @@
 #include "core/jobs/Job.h"
 #include "core/snapshot/Snapshot.h"
 #include "core/util/Error.h"
+#include "core/util/OutputFile.h"
 
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
@@ -136,7 +137,9 @@ cs::SnapshotRestoreResult restore(const QString& snap, const QString& out, int t
 
 QStringList leftovers(const QString& dir)
 {
-    return QDir(dir).entryList({QStringLiteral("*.tmp-*")}, QDir::Files | QDir::Hidden);
+    // The old predictable names, and OutputFile's named temps (when the file
+    // system has no O_TMPFILE; the O_TMPFILE ones have no name at all).
+    return QDir(dir).entryList({QStringLiteral("*.tmp-*"), QStringLiteral(".*.cachescope-*")}, QDir::Files | QDir::Hidden);
 }
 
 QString errorOf(const std::function<void()>& fn)
@@ -487,6 +490,9 @@ void TestSnapshot::cancelDuringWriteLeavesNothing()
     const QByteArray data = mixedBytes(12 << 20, 81);
     const QString src = path(QStringLiteral("cancel.in")), snap = path(QStringLiteral("cancel.zst"));
     QVERIFY(writeFile(src, data));
+    // A named temp, so that there is something to see while it is written.
+    cs::OutputFile::forceNamedTemp(true);
+    const auto unforce = qScopeGuard([] { cs::OutputFile::forceNamedTemp(false); });
     for (int threads : {1, 2}) {
         cs::Job job;
         bool sawTemp = false;
