@@ -205,7 +205,7 @@ void Store::Impl::streamParts(const EntryRow& e, const std::vector<PartInfo>& pa
     std::vector<char> buf(size_t(1) << 20);
     uint64_t total = 0;
     for (const auto& p : parts) {
-        File f = File::openRead(partPath(e.id, p.index));
+        File f = layout->openPart(e.id, p.index);   // never through a link
         if (f.size() != p.size)
             failPart(*this, e, p);
         uint32_t crc = 0;
