@@ -18,6 +18,18 @@ std::vector<TreeNode>& registry()
     return nodes;
 }
 
+std::vector<const CLI::Option*>& shownRequiredSet()
+{
+    static std::vector<const CLI::Option*> options;
+    return options;
+}
+
+bool isShownRequired(const CLI::Option* o)
+{
+    const auto& s = shownRequiredSet();
+    return o->get_required() || std::find(s.begin(), s.end(), o) != s.end();
+}
+
 int& exitCodeSlot()
 {
     static int code = Ok;
@@ -41,20 +53,33 @@ public:
     static std::string leafUsage(const CLI::App* app, const std::string& name)
     {
         std::string out = name;
+        // Hidden positionals (empty group) are old forms kept as aliases.
         for (const CLI::Option* o : app->get_options([](const CLI::Option* o) { return o->get_positional(); })) {
+            if (o->get_group().empty())
+                continue;
             std::string word = o->get_name(true);
             if (o->get_expected_max() > 1)
                 word += " ...";
-            out += " " + (o->get_required() ? word : "[" + word + "]");
+            out += " " + (isShownRequired(o) ? word : "[" + word + "]");
         }
-        for (const CLI::Option* o : app->get_options([](const CLI::Option* o) { return o->nonpositional(); })) {
-            if (isHelpOrVersion(app, o))
-                continue;
+        // Options that exclude each other are one choice: "[--write | --dry-run]".
+        std::vector<const CLI::Option*> shown;
+        auto optionWord = [](const CLI::Option* o) {
             std::string word = o->get_name();
             if (!o->get_type_name().empty())
                 word += " " + o->get_type_name();
             if (o->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll)
                 word += " ...";
+            return word;
+        };
+        for (const CLI::Option* o : app->get_options([](const CLI::Option* o) { return o->nonpositional(); })) {
+            if (isHelpOrVersion(app, o) || std::find(shown.begin(), shown.end(), o) != shown.end())
+                continue;
+            std::string word = optionWord(o);
+            for (const CLI::Option* other : o->get_excludes()) {
+                word += " | " + optionWord(other);
+                shown.push_back(other);
+            }
             out += " [" + word + "]";
         }
         return out;
@@ -69,6 +94,25 @@ public:
         }
         for (const CLI::App* s : subs)
             leafLines(s, name + " " + s->get_name(), lines);
+    }
+
+    // CLI11 ends an option group with a blank line when a hidden group (an
+    // alias positional, group "") follows it: no more than one blank line.
+    std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override
+    {
+        std::string out = CLI::Formatter::make_help(app, std::move(name), mode);
+        for (size_t at; (at = out.find("\n\n\n")) != std::string::npos;)
+            out.erase(at, 1);
+        return out;
+    }
+
+    // The usage line shows exclusive options as one choice; the option list
+    // does not repeat it after the type ("--write Excludes: --dry-run").
+    std::string make_option_opts(const CLI::Option* o) const override
+    {
+        std::string out = CLI::Formatter::make_option_opts(o);
+        const size_t at = out.find(" Excludes:");
+        return at == std::string::npos ? out : out.substr(0, at);
     }
 
     // Usage first, then what the command does (CLI11 puts the description first).
@@ -126,6 +170,7 @@ std::vector<TreeNode> nodesUnder(const std::string& parent)
 
 void configureTopLevel(CLI::App& app)
 {
+    shownRequiredSet().clear(); // one tree at a time: a new tree's options replace the old ones
     app.name("cachescope-cli");
     app.description("Inspect zstd files and snapshots, run a build-cache store, GC and benchmarks, headless.\n"
                     "Exit codes: 0 success, 1 the operation failed, 2 bad usage.");
@@ -157,9 +202,17 @@ std::string commandPath(const CLI::App* command)
     return path;
 }
 
-void onRun(CLI::App* command, std::function<int()> action)
+CLI::Option* shownRequired(CLI::Option* positional)
 {
-    command->callback([command, action = std::move(action)] {
+    shownRequiredSet().push_back(positional);
+    return positional;
+}
+
+void onRun(CLI::App* command, std::function<int()> action, std::function<void()> check)
+{
+    command->callback([command, action = std::move(action), check = std::move(check)] {
+        if (check)
+            check();
         if (g_parseOnly) {
             g_parsedCommand = commandPath(command);
             exitCodeSlot() = Ok;

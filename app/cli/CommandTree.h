@@ -52,7 +52,10 @@ void buildTree(CLI::App& app);
 void configureTopLevel(CLI::App& app);
 
 // The action of a leaf command, run after the whole command line parsed.
-void onRun(CLI::App* command, std::function<int()> action);
+// check (optional) finds the usage errors CLI11 cannot (throws UsageError);
+// it runs before the action, and also in parse-only mode, so the tests of
+// the tree see the same usage errors as a real run.
+void onRun(CLI::App* command, std::function<int()> action, std::function<void()> check = {});
 int lastExitCode();
 
 // For the tests of the tree (tests/core/tst_cli_tree.cpp): parse without
@@ -94,6 +97,11 @@ CLI::Option* addRepeatable(CLI::App* app, const std::string& name, std::vector<s
 // A positional that is a path; "-" (stdin/stdout) is accepted where the
 // command says so.
 CLI::Option* addPath(CLI::App* app, const std::string& name, std::string& out, const std::string& description);
+
+// A positional the usage line shows as required ("STORE", not "[STORE]")
+// although CLI11 may leave it empty: the command's check decides, because an
+// optional positional before it (actions-cache's DATA_DIR) can take its word.
+CLI::Option* shownRequired(CLI::Option* positional);
 
 // An integer range check that adds nothing to the option's type name (the
 // description says the range; the usage line keeps "[--threads N]").

@@ -1,17 +1,24 @@
 // cachescope-cli actions-cache ls|verify|merge|evict|import DATA_DIR ...
-// A github-actions-cache-server's data (SQLite + filesystem storage), read
-// read-only unless --write: core/actions-cache/ActionsCache.h does the work
-// and ActionsReport.h builds the output; this file only parses options.
-// The old form `actions-cache CMD DB STORAGE ...` is kept as an alias.
-#include "Command.h"
+// A github-actions-cache-server's data (SQLite + filesystem storage, or
+// PostgreSQL + S3 named by --db and --storage), read read-only unless
+// --write: core/actions-cache/ActionsCache.h does the work and
+// ActionsReport.h builds the output; this file declares the commands.
+//
+// Positional words are resolved after parsing (resolveWords), as they always
+// were: DATA_DIR may be left out when --db and --storage name both halves,
+// and the old form `actions-cache CMD DB STORAGE ...` (a file, then a folder
+// that is not a native store) is an alias of `--db DB --storage STORAGE`.
+#include "CommandTree.h"
+#include "SignalCancel.h"
+#include "TerminalProgress.h"
 
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/ActionsReport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
-#include "core/util/Units.h"
 
 #include <filesystem>
+#include <memory>
 
 namespace cli {
 namespace {
@@ -19,271 +26,339 @@ namespace {
 namespace fs = std::filesystem;
 using namespace cs::actions;
 
-const QString kJson = QStringLiteral("json");
-const QString kWrite = QStringLiteral("write");
-const QString kForce = QStringLiteral("force");
+struct AcArgs {
+    // Positionals in the order CLI11 fills them (so, in the order given).
+    std::string dataDir;            // DATA_DIR, or the old form's DB
+    std::string second;             // import: STORE; ls/verify/evict: the old form's STORAGE (hidden)
+    std::vector<std::string> ids;   // merge, import: ID...
+    std::vector<CLI::Option*> positionals;
+    std::string db, storage, endpoint, region;
+    CLI::Option* dbOpt = nullptr;
+    CLI::Option* storageOpt = nullptr;
+    bool json = false, write = false, force = false, quiet = false;
+    // evict
+    std::optional<double> olderThan, unusedFor;
+    std::optional<uint64_t> maxSize;
+    std::vector<std::string> keys;
+    bool dryRun = false;
+    // import
+    std::string scope = "actions";
+    std::optional<uint64_t> partSize;
+    bool noMerge = false;
 
-void addCommon(QCommandLineParser& p)
+    // Set by resolveWords().
+    std::string dir;                // DATA_DIR ("" for a deployment named by --db and --storage)
+    std::optional<std::string> dbPath, storagePath;
+    std::vector<std::string> rest;  // the words after DATA_DIR
+};
+
+// The positional words in the order given, DATA_DIR first. CLI11 fills the
+// positionals in declaration order, so joining them restores that order.
+std::vector<std::string> words(const AcArgs& a)
 {
-    p.addPositionalArgument(QStringLiteral("DATA_DIR"),
-                            QStringLiteral("the server's data folder (sqlite.db and storage/ in it), or its sqlite.db"));
-    p.addOption({QStringLiteral("db"),
-                 QStringLiteral("the server's SQLite file (default DATA_DIR/sqlite.db), or its PostgreSQL database "
-                                "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass)"),
-                 QStringLiteral("PATH|URL")});
-    p.addOption({QStringLiteral("storage"),
-                 QStringLiteral("the storage folder (default DATA_DIR/storage/filesystem, else DATA_DIR/storage), or "
-                                "its S3 bucket (s3://BUCKET[/ROOT]; credentials from AWS_ACCESS_KEY_ID and "
-                                "AWS_SECRET_ACCESS_KEY)"),
-                 QStringLiteral("PATH|URL")});
-    p.addOption({QStringLiteral("endpoint"),
-                 QStringLiteral("S3 endpoint URL for MinIO, Ceph, R2 (default AWS_ENDPOINT_URL, else AWS)"),
-                 QStringLiteral("URL")});
-    p.addOption({QStringLiteral("region"), QStringLiteral("S3 region (default AWS_REGION, else us-east-1)"),
-                 QStringLiteral("REGION")});
-    p.addOption({kJson, QStringLiteral("print JSON")});
+    std::vector<std::string> out;
+    for (const CLI::Option* o : a.positionals)
+        if (o->count() > 0)
+            for (const auto& r : o->results())
+                out.push_back(r);
+    return out;
 }
 
-void addWrite(QCommandLineParser& p)
+// Splits the words into DATA_DIR and the rest (minRest..maxRest words, -1 =
+// any), or throws UsageError.
+void resolveWords(AcArgs& a, int minRest, int maxRest)
 {
-    p.addOption({kWrite, QStringLiteral("change the data (without it: list what would be done, change nothing)")});
-    p.addOption({kForce, QStringLiteral("write even while the server looks active")});
-}
-
-// DATA_DIR plus the rest of the positionals, or the old DB STORAGE form: a
-// file, then a folder that is not a native store.
-bool resolve(QCommandLineParser& p, const QStringList& args, int minRest, int maxRest, DataDirPaths& paths,
-             QStringList& rest, int& code)
-{
-    if (!parseOrExit(p, args, code))
-        return false;
-    QStringList pos = p.positionalArguments();
+    std::vector<std::string> pos = words(a);
+    a.dbPath.reset();
+    a.storagePath.reset();
+    if (a.dbOpt->count() > 0)
+        a.dbPath = a.db;
+    if (a.storageOpt->count() > 0)
+        a.storagePath = a.storage;
     std::error_code ec;
-    std::optional<std::string> db, storage;
-    if (p.isSet(QStringLiteral("db")))
-        db = p.value(QStringLiteral("db")).toStdString();
-    if (p.isSet(QStringLiteral("storage")))
-        storage = p.value(QStringLiteral("storage")).toStdString();
-    if (pos.size() >= 2 && fs::is_regular_file(pos[0].toStdString(), ec) && fs::is_directory(pos[1].toStdString(), ec)
-        && !fs::exists(pos[1].toStdString() + "/catalog.db", ec) && !db && !storage) {
-        db = pos[0].toStdString();
-        storage = pos[1].toStdString();
-        pos.removeFirst();
+    bool haveDataDir = false;
+    // The old form: DB STORAGE, a file then a folder that is not a native store.
+    if (pos.size() >= 2 && !a.dbPath && !a.storagePath && fs::is_regular_file(pos[0], ec) &&
+        fs::is_directory(pos[1], ec) && !fs::exists(pos[1] + "/catalog.db", ec)) {
+        a.dbPath = pos[0];
+        a.storagePath = pos[1];
+        pos.erase(pos.begin(), pos.begin() + 2);
+        pos.insert(pos.begin(), std::string()); // both halves named: no DATA_DIR
+        haveDataDir = true;
     }
-    // A deployment named by --db and --storage needs no DATA_DIR (PostgreSQL + S3).
-    if (db && storage && (pos.isEmpty() || !fs::exists(fs::symlink_status(pos[0].toStdString(), ec))))
-        pos.prepend(QString());
-    if (pos.isEmpty() || pos.size() - 1 < minRest || (maxRest >= 0 && pos.size() - 1 > maxRest)) {
-        printError(QStringLiteral("wrong number of arguments (see --help)"));
-        code = Usage;
-        return false;
+    // A deployment named by --db and --storage needs no DATA_DIR. The first
+    // word is one only when the command has no other room for it, or when it
+    // looks like the server's data (sqlite.db, or a folder holding sqlite.db
+    // or storage/): import's STORE or merge's first ID is not.
+    if (!haveDataDir && a.dbPath && a.storagePath) {
+        const auto looksLikeData = [&ec](const std::string& p) {
+            return fs::is_regular_file(p, ec) || fs::exists(fs::path(p) / "sqlite.db", ec) ||
+                   fs::is_directory(fs::path(p) / "storage", ec);
+        };
+        const bool first = !pos.empty() && int(pos.size()) - 1 >= minRest &&
+                           ((maxRest >= 0 && int(pos.size()) > maxRest) || looksLikeData(pos[0]));
+        if (!first)
+            pos.insert(pos.begin(), std::string());
     }
-    paths = resolveDataDir(pos[0].toStdString(), db, storage);
-    paths.endpoint = p.value(QStringLiteral("endpoint")).toStdString();
-    paths.region = p.value(QStringLiteral("region")).toStdString();
-    rest = pos.mid(1);
-    return true;
+    if (pos.empty())
+        throw UsageError("give DATA_DIR, or both --db and --storage");
+    const int rest = int(pos.size()) - 1;
+    if (rest < minRest || (maxRest >= 0 && rest > maxRest))
+        throw UsageError(rest < minRest ? "missing arguments after DATA_DIR"
+                                        : "unexpected argument '" + pos[size_t(maxRest) + 1] + "'");
+    a.dir = pos[0];
+    a.rest.assign(pos.begin() + 1, pos.end());
 }
 
-void print(QCommandLineParser& p, const cs::Json& json, const std::string& text)
+DataDirPaths pathsOf(const AcArgs& a)
 {
-    if (p.isSet(kJson))
-        printOut(QString::fromStdString(json.dump(2) + "\n"));
-    else
-        printOut(QString::fromStdString(text));
+    DataDirPaths paths = resolveDataDir(a.dir, a.dbPath, a.storagePath);
+    paths.endpoint = a.endpoint;
+    paths.region = a.region;
+    return paths;
 }
 
-int runLs(const QStringList& args)
+void print(const AcArgs& a, const cs::Json& json, const std::string& text)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral(
-        "Lists the cache entries (size from the files, state) and pending uploads. Reads only: no byte changes."));
-    addCommon(p);
-    DataDirPaths paths;
-    QStringList rest;
-    int code = Ok;
-    if (!resolve(p, args, 0, 0, paths, rest, code))
-        return code;
-    auto cache = ActionsCache::open(paths);
-    const auto entries = cache->entries();
-    const auto uploads = cache->uploads();
-    printOut(QString::fromStdString(p.isSet(kJson) ? listingJsonText(entries, uploads) : listingText(entries, uploads)));
-    return Ok;
+    printOut(a.json ? json.dump(2) + "\n" : text);
 }
 
-int runVerify(const QStringList& args)
+// DATA_DIR, the location options and --json: every actions-cache command.
+CLI::App* addCommand(CLI::App& parent, const std::string& name, const std::string& description,
+                     const std::shared_ptr<AcArgs>& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral(
-        "Checks rows against files: missing or extra parts, merged objects missing or of the wrong size, orphan "
-        "folders, locations without entries, unfinished uploads, stalled merges. Exit 1 when there are findings."));
-    addCommon(p);
-    DataDirPaths paths;
-    QStringList rest;
-    int code = Ok;
-    if (!resolve(p, args, 0, 0, paths, rest, code))
-        return code;
-    auto cache = ActionsCache::open(paths);
-    cs::Job job("verify");
-    const auto findings = cache->verify(job);
-    print(p, findingsJson(findings), findingsText(findings));
-    return findings.empty() ? Ok : Failure;
+    auto* c = parent.add_subcommand(name, description);
+    a->positionals.push_back(c->add_option("DATA_DIR", a->dataDir,
+                                           "The server's data folder (sqlite.db and storage/ in it), or its "
+                                           "sqlite.db; not needed when --db and --storage name both halves")
+                                 ->type_name(""));
+    a->dbOpt = c->add_option("--db", a->db,
+                             "The server's SQLite file (default DATA_DIR/sqlite.db), or its PostgreSQL database "
+                             "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass)")
+                   ->type_name("PATH|URL");
+    a->storageOpt = c->add_option("--storage", a->storage,
+                                  "The storage folder (default DATA_DIR/storage/filesystem, else DATA_DIR/storage), "
+                                  "or its S3 bucket (s3://BUCKET[/ROOT]; credentials from AWS_ACCESS_KEY_ID and "
+                                  "AWS_SECRET_ACCESS_KEY)")
+                        ->type_name("PATH|URL");
+    c->add_option("--endpoint", a->endpoint, "S3 endpoint URL for MinIO, Ceph, R2 (default AWS_ENDPOINT_URL, else AWS)")
+        ->type_name("URL");
+    c->add_option("--region", a->region, "S3 region (default AWS_REGION, else us-east-1)")->type_name("REGION");
+    c->add_flag("--json", a->json, "Print JSON (docs/cli.md)");
+    return c;
 }
 
-int runMerge(const QStringList& args)
+// The old form's STORAGE for commands without other positionals: hidden
+// from the usage line (an empty group), kept so `CMD DB STORAGE` parses.
+void addOldStorage(CLI::App* c, const std::shared_ptr<AcArgs>& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral(
-        "Merges the parts of unmerged entries (all, or the given ids) the way the server does on a first download, "
-        "and deletes parts left after a merge. Without --write it lists what it would do."));
-    addCommon(p);
-    addWrite(p);
-    p.addPositionalArgument(QStringLiteral("[ID...]"), QStringLiteral("cache entry ids (default: every entry)"));
-    DataDirPaths paths;
-    QStringList rest;
-    int code = Ok;
-    if (!resolve(p, args, 0, -1, paths, rest, code))
-        return code;
-    std::vector<std::string> ids;
-    for (const auto& s : rest)
-        ids.push_back(s.toStdString());
-    const bool write = p.isSet(kWrite);
-    auto cache = ActionsCache::open(paths, write);
-    cs::Job job("merge");
-    const auto results = write ? cache->merge(ids, job, {p.isSet(kForce)}) : cache->planMerge(ids, p.isSet(kForce));
-    print(p, mergeJson(results, write), mergeText(results, write));
-    for (const auto& r : results)
-        if (r.error && write)
-            return Failure;
-    return Ok;
+    a->positionals.push_back(
+        c->add_option("STORAGE", a->second, "The storage folder, in the old form CMD DB STORAGE")->group(""));
 }
 
-int runEvict(const QStringList& args)
+CLI::Option* addWrite(CLI::App* c, const std::shared_ptr<AcArgs>& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral(
-        "Deletes entries, their rows and their folder together. Never-downloaded entries age from their update "
-        "time. Without --write (or with --dry-run) it lists what would go."));
-    addCommon(p);
-    addWrite(p);
-    p.addOption({QStringLiteral("older-than"), QStringLiteral("updated before now - DURATION (30d, 12h)"),
-                 QStringLiteral("DURATION")});
-    p.addOption({QStringLiteral("unused-for"), QStringLiteral("not downloaded for DURATION"), QStringLiteral("DURATION")});
-    p.addOption({QStringLiteral("max-size"), QStringLiteral("then least recently used first until the rest fits SIZE"),
-                 QStringLiteral("SIZE")});
-    p.addOption({QStringLiteral("key"), QStringLiteral("only this key (repeatable; a trailing * matches a prefix)"),
-                 QStringLiteral("K")});
-    p.addOption({QStringLiteral("dry-run"), QStringLiteral("only list what would go (the default without --write)")});
-    DataDirPaths paths;
-    QStringList rest;
-    int code = Ok;
-    if (!resolve(p, args, 0, 0, paths, rest, code))
-        return code;
-    if (p.isSet(kWrite) && p.isSet(QStringLiteral("dry-run"))) {
-        printError(QStringLiteral("--dry-run and --write contradict each other"));
-        return Usage;
-    }
-    ActionsEvictPolicy policy;
-    for (const char* name : {"older-than", "unused-for"}) {
-        const QString opt = QString::fromLatin1(name);
-        if (!p.isSet(opt))
-            continue;
-        const auto d = cs::parseDurationSeconds(p.value(opt).toStdString());
-        if (!d || *d < 0) {
-            printError(QStringLiteral("--%1 wants a duration like 30d or 12h, not '%2'").arg(opt, p.value(opt)));
-            return Usage;
-        }
-        (opt == QLatin1String("older-than") ? policy.olderThanMs : policy.unusedForMs) = *d * 1000;
-    }
-    if (p.isSet(QStringLiteral("max-size"))) {
-        const auto s = cs::parseSize(p.value(QStringLiteral("max-size")).toStdString());
-        if (!s) {
-            printError(QStringLiteral("--max-size wants a size like 10GiB, not '%1'").arg(p.value(QStringLiteral("max-size"))));
-            return Usage;
-        }
-        policy.maxBytes = *s;
-    }
-    for (const auto& k : p.values(QStringLiteral("key")))
-        policy.keys.push_back(k.toStdString());
-    if (!policy.olderThanMs && !policy.unusedForMs && !policy.maxBytes && policy.keys.empty()) {
-        printError(QStringLiteral("actions-cache evict wants --older-than, --unused-for, --max-size or --key"));
-        return Usage;
-    }
-    const bool write = p.isSet(kWrite);
-    auto cache = ActionsCache::open(paths, write);
-    cs::Job job("evict");
-    const auto victims = write ? cache->evict(policy, job, {p.isSet(kForce)}) : cache->planEvict(policy);
-    print(p, evictJson(victims, write), evictText(victims, write));
-    return Ok;
+    auto* write =
+        c->add_flag("--write", a->write, "Change the data (without it: list what would be done, change nothing)");
+    c->add_flag("--force", a->force, "Write even while the server looks active");
+    return write;
 }
 
-int runImport(const QStringList& args)
+void addIds(CLI::App* c, const std::shared_ptr<AcArgs>& a)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral(
-        "Copies entries (all, or the given ids) into a native cachescope store (created when missing), merged "
-        "there; reports dedup and compression. Reads the server's data only."));
-    addCommon(p);
-    p.addPositionalArgument(QStringLiteral("STORE"), QStringLiteral("the native store folder"));
-    p.addPositionalArgument(QStringLiteral("[ID...]"), QStringLiteral("cache entry ids (default: every entry)"));
-    p.addOption({QStringLiteral("scope"), QStringLiteral("scope of the imported entries (default: actions)"),
-                 QStringLiteral("S")});
-    p.addOption({QStringLiteral("part-size"), QStringLiteral("upload part size (default 1MiB)"), QStringLiteral("SIZE")});
-    p.addOption({QStringLiteral("no-merge"), QStringLiteral("leave the imported entries unmerged")});
-    DataDirPaths paths;
-    QStringList rest;
-    int code = Ok;
-    if (!resolve(p, args, 1, -1, paths, rest, code))
-        return code;
-    uint64_t partSize = 1 << 20;
-    if (p.isSet(QStringLiteral("part-size"))) {
-        const auto s = cs::parseSize(p.value(QStringLiteral("part-size")).toStdString());
-        if (!s || *s == 0 || *s > cs::store::kMaxPartBytes) {
-            printError(QStringLiteral("--part-size wants a size from 1 byte to 256MiB"));
-            return Usage;
-        }
-        partSize = *s;
-    }
-    std::vector<std::string> ids;
-    for (const auto& s : rest.mid(1))
-        ids.push_back(s.toStdString());
-    auto cache = ActionsCache::open(paths);
-    auto store = cs::store::Store::init(rest[0].toStdString());
-    cs::Job job("import");
-    const std::string scope = p.isSet(QStringLiteral("scope")) ? p.value(QStringLiteral("scope")).toStdString() : "actions";
-    const auto r = cache->importInto(*store, ids, scope, partSize, p.isSet(QStringLiteral("no-merge")), job);
-    print(p, importJson(r, rest[0].toStdString()), importText(r, rest[0].toStdString()));
-    return Ok;
+    a->positionals.push_back(c->add_option("ID", a->ids, "Cache entry ids (default: every entry)")->type_name(""));
 }
 
-int run(const QStringList& args)
-{
-    const QString sub = args.size() > 1 ? args[1] : QString();
-    QStringList rest = args.mid(1);
-    if (!rest.isEmpty())
-        rest[0] = args[0] + QLatin1Char(' ') + sub;
-    if (sub == QLatin1String("ls")) return runLs(rest);
-    if (sub == QLatin1String("verify")) return runVerify(rest);
-    if (sub == QLatin1String("merge")) return runMerge(rest);
-    if (sub == QLatin1String("evict")) return runEvict(rest);
-    if (sub == QLatin1String("import")) return runImport(rest);
-    if (sub == QLatin1String("--help") || sub == QLatin1String("-h")) {
-        printOut(QStringLiteral(
-            "usage: cachescope-cli actions-cache ls|verify|merge|evict|import DATA_DIR [--db PATH] [--storage PATH] "
-            "[--json] ...\n"
-            "       cachescope-cli actions-cache ls|verify|merge|evict|import --db postgres://USER@HOST:PORT/DB "
-            "--storage s3://BUCKET[/ROOT] [--endpoint URL] [--region R] [--json] ...\n"
-            "Reads open the server's database read-only and change no byte; merge and evict change data only with "
-            "--write.\n"));
-        return Ok;
-    }
-    printError(QStringLiteral("actions-cache wants ls, verify, merge, evict or import (see --help)"));
-    return Usage;
-}
+const char* kLocations =
+    "DATA_DIR holds sqlite.db and storage/filesystem/ (the server's defaults) or storage/; --db and --storage "
+    "override either half, or name a PostgreSQL + S3 deployment without DATA_DIR. The old form CMD DB STORAGE "
+    "still works.";
 
-CommandRegistration reg({QStringLiteral("actions-cache"),
-                         QStringLiteral("browse, verify, merge, evict or import a github-actions-cache-server's data"),
-                         run});
+// --- ls -----------------------------------------------------------------
+
+TreeRegistration regLs("actions-cache", "ls", [](CLI::App& parent) {
+    auto a = std::make_shared<AcArgs>();
+    auto* c = addCommand(parent, "ls",
+                         "List the cache entries (size from the files, state) and pending uploads; reads only", a);
+    addOldStorage(c, a);
+    c->footer(kLocations);
+    onRun(
+        c,
+        [a] {
+            auto cache = ActionsCache::open(pathsOf(*a));
+            const auto entries = cache->entries();
+            const auto uploads = cache->uploads();
+            printOut(a->json ? listingJsonText(entries, uploads) : listingText(entries, uploads));
+            return Ok;
+        },
+        [a] { resolveWords(*a, 0, 0); });
+    return c;
+});
+
+// --- verify -------------------------------------------------------------
+
+TreeRegistration regVerify("actions-cache", "verify", [](CLI::App& parent) {
+    auto a = std::make_shared<AcArgs>();
+    auto* c = addCommand(parent, "verify", "Check the rows against the files; exit 1 when there are findings", a);
+    addOldStorage(c, a);
+    addQuiet(c, a->quiet);
+    c->footer("Reports missing or extra parts, merged objects missing or of the wrong size, orphan folders, locations "
+              "without entries, unfinished uploads and stalled merges; reads only. " + std::string(kLocations));
+    onRun(
+        c,
+        [a] {
+            auto cache = ActionsCache::open(pathsOf(*a));
+            cs::Job job("actions-cache verify");
+            SignalCancel sc(job);
+            std::vector<Finding> findings;
+            {
+                TerminalProgress progress(job, 0, a->quiet);
+                job.start();
+                findings = cache->verify(job);
+            }
+            print(*a, findingsJson(findings), findingsText(findings));
+            return findings.empty() ? Ok : Failure;
+        },
+        [a] { resolveWords(*a, 0, 0); });
+    return c;
+});
+
+// --- merge --------------------------------------------------------------
+
+TreeRegistration regMerge("actions-cache", "merge", [](CLI::App& parent) {
+    auto a = std::make_shared<AcArgs>();
+    auto* c = addCommand(parent, "merge",
+                         "Merge the parts of unmerged entries the way the server does on a first download", a);
+    addIds(c, a);
+    addWrite(c, a);
+    addQuiet(c, a->quiet);
+    c->footer("All entries, or the given ids; parts left after a merge are deleted. Without --write it lists what it "
+              "would do and changes nothing; with --write it refuses while the server looks active (an upload, merge "
+              "or entry written in the last 5 minutes) unless --force. Exit 1 when --write and an entry was refused. " +
+              std::string(kLocations));
+    onRun(
+        c,
+        [a] {
+            auto cache = ActionsCache::open(pathsOf(*a), a->write);
+            std::vector<ActionsMergeResult> results;
+            if (a->write) {
+                cs::Job job("actions-cache merge");
+                SignalCancel sc(job);
+                TerminalProgress progress(job, 0, a->quiet);
+                job.start();
+                results = cache->merge(a->rest, job, {a->force});
+            } else {
+                results = cache->planMerge(a->rest, a->force);
+            }
+            print(*a, mergeJson(results, a->write), mergeText(results, a->write));
+            for (const auto& r : results)
+                if (r.error && a->write)
+                    return Failure;
+            return Ok;
+        },
+        [a] { resolveWords(*a, 0, -1); });
+    return c;
+});
+
+// --- evict --------------------------------------------------------------
+
+TreeRegistration regEvict("actions-cache", "evict", [](CLI::App& parent) {
+    auto a = std::make_shared<AcArgs>();
+    auto* c = addCommand(parent, "evict", "Delete entries, their rows and their folder together", a);
+    addOldStorage(c, a);
+    CLI::Option* write = addWrite(c, a);
+    addDurationOption(c, "older-than", a->olderThan, "Updated before now - DURATION (30d, 12h)");
+    addDurationOption(c, "unused-for", a->unusedFor, "Not downloaded for DURATION (never-downloaded entries age from "
+                                                     "their update time)");
+    addSizeOption(c, "max-size", a->maxSize, "Then least recently used first until the rest fits SIZE");
+    addRepeatable(c, "key", a->keys, "K", "Only this key (repeatable; a trailing * matches a prefix)");
+    // Contradicting --write is a usage error (exit 2), as it always was.
+    write->excludes(c->add_flag("--dry-run", a->dryRun, "Only list what would go (the default without --write)"));
+    addQuiet(c, a->quiet);
+    c->footer("Give at least one of --older-than, --unused-for, --max-size and --key. Without --write it lists what "
+              "would go and changes nothing; with --write it refuses while the server looks active unless --force. " +
+              std::string(kLocations));
+    onRun(
+        c,
+        [a] {
+            ActionsEvictPolicy policy;
+            if (a->olderThan)
+                policy.olderThanMs = int64_t(*a->olderThan * 1000);
+            if (a->unusedFor)
+                policy.unusedForMs = int64_t(*a->unusedFor * 1000);
+            policy.maxBytes = a->maxSize;
+            policy.keys = a->keys;
+            auto cache = ActionsCache::open(pathsOf(*a), a->write);
+            std::vector<ActionsEntry> victims;
+            if (a->write) {
+                cs::Job job("actions-cache evict");
+                SignalCancel sc(job);
+                TerminalProgress progress(job, 0, a->quiet);
+                job.start();
+                victims = cache->evict(policy, job, {a->force});
+            } else {
+                victims = cache->planEvict(policy);
+            }
+            print(*a, evictJson(victims, a->write), evictText(victims, a->write));
+            return Ok;
+        },
+        [a] {
+            resolveWords(*a, 0, 0);
+            if (!a->olderThan && !a->unusedFor && !a->maxSize && a->keys.empty())
+                throw UsageError("actions-cache evict wants --older-than, --unused-for, --max-size or --key");
+            for (const auto& [flag, d] : {std::pair{"--older-than", a->olderThan}, std::pair{"--unused-for", a->unusedFor}})
+                if (d && *d < 0)
+                    throw UsageError(std::string(flag) + " wants a positive duration like 30d or 12h");
+        });
+    return c;
+});
+
+// --- import -------------------------------------------------------------
+
+TreeRegistration regImport("actions-cache", "import", [](CLI::App& parent) {
+    auto a = std::make_shared<AcArgs>();
+    auto* c = addCommand(parent, "import",
+                         "Copy entries into a native cachescope store (created when missing), merged there", a);
+    a->positionals.push_back(shownRequired(c->add_option("STORE", a->second, "The native store folder")->type_name("")));
+    addIds(c, a);
+    c->add_option("--scope", a->scope, "Scope of the imported entries (default: actions)")->type_name("S");
+    addSizeOption(c, "part-size", a->partSize, "Upload part size (default 1MiB)", 1, cs::store::kMaxPartBytes);
+    c->add_flag("--no-merge", a->noMerge, "Leave the imported entries unmerged");
+    addQuiet(c, a->quiet);
+    c->footer("All entries, or the given ids; reports dedup and compression. Reads the server's data only. " +
+              std::string(kLocations));
+    onRun(
+        c,
+        [a] {
+            auto cache = ActionsCache::open(pathsOf(*a));
+            const std::string storeDir = a->rest[0];
+            const std::vector<std::string> ids(a->rest.begin() + 1, a->rest.end());
+            auto store = cs::store::Store::init(storeDir);
+            cs::Job job("actions-cache import");
+            SignalCancel sc(job);
+            ActionsImportResult r;
+            {
+                TerminalProgress progress(job, 0, a->quiet);
+                job.start();
+                r = cache->importInto(*store, ids, a->scope, a->partSize.value_or(1 << 20), a->noMerge, job);
+            }
+            print(*a, importJson(r, storeDir), importText(r, storeDir));
+            return Ok;
+        },
+        [a] { resolveWords(*a, 1, -1); });
+    return c;
+});
 
 } // namespace
+
+// The group itself.
+TreeRegistration regActionsCache("", "actions-cache", [](CLI::App& parent) {
+    auto* c = parent.add_subcommand("actions-cache",
+                                    "Browse, verify, merge, evict or import a github-actions-cache-server's data");
+    c->require_subcommand(1);
+    c->footer("Reads open the server's database read-only and change no byte; merge and evict change data only with "
+              "--write. docs/actions-cache.md describes the server's layout.");
+    return c;
+});
+
 } // namespace cli

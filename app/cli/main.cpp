@@ -8,13 +8,6 @@
 #include <string>
 #include <vector>
 
-namespace cli {
-// Commands still on their own QCommandLineParser (legacy_dispatch.cpp).
-bool isLegacyCommand(const std::string& name);
-std::vector<std::pair<std::string, std::string>> legacyCommands();
-int runLegacyCommand(int argc, char** argv);
-} // namespace cli
-
 namespace {
 
 // The chain of commands the user named, for the "see --help" hint.
@@ -35,14 +28,9 @@ std::string chosenPath(const CLI::App& app)
 
 int main(int argc, char** argv)
 {
-    if (argc >= 2 && cli::isLegacyCommand(argv[1]))
-        return cli::runLegacyCommand(argc, argv);
-
     CLI::App app;
     cli::configureTopLevel(app);
     cli::buildTree(app);
-    for (const auto& [name, synopsis] : cli::legacyCommands())
-        app.add_subcommand(name, synopsis)->prefix_command()->allow_extras();
 
     const auto named = app.get_subcommands([&](const CLI::App* c) { return argc >= 2 && c->get_name() == argv[1]; });
     if (argc >= 2 && argv[1][0] != '-' && named.empty()) {

@@ -4,7 +4,11 @@
 // exits 1 on findings, writes need --write and a quiet server (or --force),
 // usage errors exit 2, damage is one sentence, and a merge killed at every
 // named point leaves data the server can serve and a re-run completes.
+// The ways of naming the data (DATA_DIR, --db/--storage with or without it,
+// the old DB STORAGE form) read the same; long commands draw progress on a
+// terminal only.
 #include "common/ActionsCacheFixture.h"
+#include "common/Pty.h"
 #include "common/TestSupport.h"
 #include "common/TreeHash.h"
 
@@ -196,6 +200,74 @@ private slots:
         QCOMPARE(cli({"actions-cache", "evict", f.dataDir(), "--older-than", "soon"}).exitCode, 2);
         QCOMPARE(cli({"actions-cache", "ls"}).exitCode, 2);
         QCOMPARE(cli({"actions-cache", "frobnicate", f.dataDir()}).exitCode, 2);
+    }
+
+    // Every way of naming the data lists the same entries; --db and --storage
+    // need no DATA_DIR, even when the next word (import's STORE) exists.
+    void wordFormsReadTheSameData()
+    {
+        QTemporaryDir dir, elsewhere;
+        ActionsCacheFixture f(dir.path());
+        const QString d = f.dataDir(), db = f.dbPath(), st = f.storageDir();
+        const auto reference = cli({"actions-cache", "ls", d, "--json"});
+        QCOMPARE(reference.exitCode, 0);
+        for (const QStringList& form : {QStringList{db, st}, QStringList{"--db", db, "--storage", st},
+                                        QStringList{"--db", db, "--storage", st, d}, QStringList{db}}) {
+            const auto r = cli(QStringList{"actions-cache", "ls"} + form + QStringList{"--json"});
+            QVERIFY2(r.exitCode == 0, qPrintable(form.join(' ') + ": " + r.err));
+            QCOMPARE(jsonOf(r)["entries"], jsonOf(reference)["entries"]); // uploads carry their age
+        }
+        // merge in the old form, with an id after DB STORAGE: a plan for that entry only.
+        const QString id = f.entry("1003").id;
+        auto r = cli({"actions-cache", "merge", db, st, id, "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(jsonOf(r)["results"].toArray().size(), 1);
+        QCOMPARE(jsonOf(r)["results"].toArray()[0].toObject()["id"].toString(), id);
+        // import: STORE exists already and follows --db/--storage alone.
+        const QString store = elsewhere.filePath("store");
+        QCOMPARE(cli({"store", "init", store}).exitCode, 0);
+        r = cli({"actions-cache", "import", "--db", db, "--storage", st, store, id, "--json", "--part-size", "64KiB"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(jsonOf(r)["entries"].toInteger(), 1);
+        QCOMPARE(jsonOf(r)["bytes"].toInteger(), f.entry("1003").size);
+        // the old form with a STORE after it
+        r = cli({"actions-cache", "import", db, st, elsewhere.filePath("store2"), id, "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(jsonOf(r)["entries"].toInteger(), 1);
+        // Too many or too few words are usage errors naming the problem.
+        r = cli({"actions-cache", "ls", d, "surplus"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("unexpected argument 'surplus'") && r.err.contains("--help"), r.err.constData());
+        r = cli({"actions-cache", "import", d});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("missing arguments"), r.err.constData());
+        r = cli({"actions-cache", "ls", "--db", db});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("give DATA_DIR, or both --db and --storage"), r.err.constData());
+    }
+
+    // verify, merge --write, evict --write and import draw progress on a
+    // terminal (and not with --quiet); the report follows on a clean line.
+    void progressOnATerminal()
+    {
+        QTemporaryDir dir, elsewhere;
+        ActionsCacheFixture f(dir.path());
+        const QString d = f.dataDir();
+        const QList<QStringList> commands = {{"verify", d},
+                                             {"import", d, elsewhere.filePath("store")},
+                                             {"evict", d, "--older-than", "30d", "--write", "--force"},
+                                             {"merge", d, "--write", "--force"}};
+        for (const auto& c : commands) {
+            const auto [code, tty] = testsupport::cliOnPty(QStringList{"actions-cache"} + c);
+            QVERIFY2(code == (c[0] == "verify" ? 1 : 0), tty.constData());
+            QVERIFY2(tty.contains("\ractions-cache " + c[0].toUtf8() + " [") && tty.contains("\033[K"),
+                     qPrintable(c.join(' ') + ": " + tty));
+            const auto [qcode, quiet] = testsupport::cliOnPty(QStringList{"actions-cache"} + c + QStringList{"--quiet"});
+            QVERIFY2(!quiet.contains("\033[K"), qPrintable(c.join(' ') + " --quiet: " + quiet));
+            Q_UNUSED(qcode);
+        }
+        const auto piped = cli({"actions-cache", "verify", d});
+        QVERIFY2(!piped.err.contains('\r'), piped.err.constData());
     }
 
     void damageIsOneSentence()

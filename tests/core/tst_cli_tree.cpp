@@ -2,7 +2,8 @@
 // real arguments, parses to its own command; --help at every level exits 0
 // and names the command; unknown flags exit 2; --version/-V; sizes parse the
 // same under de_DE.UTF-8; progress appears on a pseudo-terminal and not on a
-// pipe or with --quiet.
+// pipe or with --quiet; the tool loads no Qt library.
+#include "common/Pty.h"
 #include "common/TestSupport.h"
 
 #include "CommandTree.h"
@@ -13,10 +14,6 @@
 
 #include <clocale>
 #include <cstring>
-#include <poll.h>
-#include <pty.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 inline testsupport::ProcessResult runCli(const QStringList& args) { return testsupport::cli(args); }
 
@@ -82,6 +79,8 @@ ParseOutcome parse(const QStringList& args)
         r.help = true;
     } catch (const CLI::ParseError& e) {
         r.error = e.what();
+    } catch (const cli::UsageError& e) { // a command's own check (onRun)
+        r.error = e.what();
     }
     cli::setParseOnly(false);
     return r;
@@ -102,14 +101,17 @@ class TestCliTree : public QObject {
         static const QHash<QString, QString> simple{
             {"SIZE", "8.5MiB"}, {"N", "2"}, {"L", "3"}, {"DURATION", "30d"}, {"V", "v1"}, {"S", "refs/heads/main"},
             {"K", "key-"},      {"KEY", "key"}, {"RUN_A", "1"}, {"RUN_B", "2"}, {"ID", "1"}, {"NAME", "gc"},
-            {"SCENARIO", "gc"}, {"A", "1"},     {"B", "2"},      {"k=v", "objects=1000"}};
+            {"SCENARIO", "gc"}, {"A", "1"},     {"B", "2"},      {"k=v", "objects=1000"},
+            {"URL", "http://127.0.0.1:9000"}, {"REGION", "eu-west-1"}};
         if (simple.contains(placeholder))
             return simple.value(placeholder);
         if (placeholder == "FILE" || placeholder == "SRC" || placeholder == "DB")
             return file;
         if (placeholder == "SNAP")
             return zst;
-        if (placeholder == "DIR" || placeholder == "STORE" || placeholder == "STORAGE")
+        if (placeholder == "PATH|URL") // --db and --storage: only parsed here, never opened
+            return path(QStringLiteral("location"));
+        if (placeholder == "DIR" || placeholder == "STORE" || placeholder == "STORAGE" || placeholder == "DATA_DIR")
             return dir;
         if (placeholder == "OUT")
             return path(QStringLiteral("out.bin"));
@@ -130,6 +132,9 @@ class TestCliTree : public QObject {
         for (auto it = item.globalMatch(rest); it.hasNext();) {
             const auto m = it.next();
             QStringList parts = (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1)).split(QLatin1Char(' '));
+            // "[--write | --dry-run]": one choice, the first.
+            if (parts.contains(QStringLiteral("|")))
+                parts = parts.mid(0, parts.indexOf(QStringLiteral("|")));
             const bool repeated = parts.last() == QLatin1String("...");
             if (repeated)
                 parts.removeLast();
@@ -221,6 +226,15 @@ private slots:
         const auto unknown = runCli({QStringLiteral("frobnicate")});
         QCOMPARE(unknown.exitCode, 2);
         QVERIFY(unknown.err.contains("unknown command 'frobnicate'"));
+    }
+
+    // The tool links no Qt (the tests do; the program they run must not).
+    void noQt()
+    {
+        const auto ldd = testsupport::run(QStringLiteral("ldd"), {QStringLiteral(CACHESCOPE_CLI)});
+        QCOMPARE(ldd.exitCode, 0);
+        QVERIFY(ldd.out.contains("libzstd"));
+        QVERIFY2(!ldd.out.toLower().contains("libqt"), ldd.out.constData());
     }
 
     // Ranges are usage errors that name the option.
@@ -318,6 +332,9 @@ private slots:
         QCOMPARE(complete(QStringLiteral("cachescope-cli snapshot create a b --ch")), QStringList{"--chunk"});
         QCOMPARE(complete(QStringLiteral("cachescope-cli snapshot create --chunk ''")), QStringList{});
         QCOMPARE(complete(QStringLiteral("cachescope-cli --vers")), QStringList{"--version"});
+        QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache ''")),
+                 (QStringList{"evict", "import", "ls", "merge", "verify"}));
+        QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache evict d --dry")), QStringList{"--dry-run"});
 
         const QString zsh = path(QStringLiteral("_cachescope-cli"));
         QCOMPARE(runCli({"__export", "zsh", zsh}).exitCode, 0);
@@ -330,37 +347,7 @@ private slots:
     // pipe, and not with --quiet.
     void progressOnlyOnATerminal()
     {
-        auto onPty = [&](const QStringList& args) {
-            std::vector<std::string> storage{CACHESCOPE_CLI};
-            for (const auto& a : args)
-                storage.push_back(a.toStdString());
-            std::vector<char*> argv;
-            for (auto& s : storage)
-                argv.push_back(s.data());
-            argv.push_back(nullptr);
-            int master = -1;
-            const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
-            if (pid == 0) {
-                ::setenv("TERM", "xterm", 1);
-                ::execv(argv[0], argv.data());
-                ::_exit(127);
-            }
-            QByteArray out;
-            char buf[4096];
-            while (true) {
-                pollfd pfd{master, POLLIN, 0};
-                if (::poll(&pfd, 1, 60000) <= 0)
-                    break;
-                const ssize_t n = ::read(master, buf, sizeof buf);
-                if (n <= 0)
-                    break; // EIO once the child closed the terminal
-                out.append(buf, n);
-            }
-            int status = 0;
-            ::waitpid(pid, &status, 0);
-            ::close(master);
-            return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
-        };
+        const auto onPty = testsupport::cliOnPty;
         const QString big = path(QStringLiteral("big.bin"));
         QVERIFY(testsupport::writeFile(big, testsupport::textBytes(24 << 20, 3)));
         const QString snap = path(QStringLiteral("big.zst"));

@@ -43,8 +43,8 @@ for deb in "$cli_deb" "$gui_deb"; do
   field "$deb" Recommends | grep -qw zstd || fail "$(basename "$deb") does not recommend zstd"
   field "$deb" Maintainer | grep -q '<.*@.*>' || fail "$(basename "$deb"): Maintainer has no address"
 done
-if field "$cli_deb" Depends | grep -Eq 'libqt6(widgets|gui)|qcustomplot'; then
-  fail "cachescope-cli depends on GUI libraries: $(field "$cli_deb" Depends)"
+if field "$cli_deb" Depends | grep -Eqi 'libqt6|qcustomplot'; then
+  fail "cachescope-cli depends on Qt: $(field "$cli_deb" Depends)"
 fi
 
 for deb in "$cli_deb" "$gui_deb"; do
@@ -58,6 +58,7 @@ for deb in "$cli_deb" "$gui_deb"; do
 done
 cli_root="$work/root-cachescope-cli"
 gui_root="$work/root-cachescope"
+if ldd "$cli_root/usr/bin/cachescope-cli" | grep -i 'libqt'; then fail "cachescope-cli loads Qt"; fi
 v=$("$cli_root/usr/bin/cachescope-cli" --version 2>&1) || fail "cachescope-cli --version: $v"
 grep -q "$version" <<<"$v" || fail "cachescope-cli --version says '$v', not $version"
 v=$(QT_QPA_PLATFORM=offscreen "$gui_root/usr/bin/cachescope" --version 2>&1) || fail "cachescope --version: $v"
