@@ -8,7 +8,10 @@
 //               one process (a thread each, like a cache server) vs
 //               `zstd -3 -T2` of the N files and N concurrent `cat`s;
 //   put:        `cachescope-cli store put` of the file (parts + merge) and
-//               `store merge` of an entry put with --no-merge, vs `zstd -3 -T2`.
+//               `store merge` of an entry put with --no-merge, vs `zstd -3 -T2`;
+//   warm:       `store get` of the merged entry (and `store get --verify`)
+//               into a new file vs `zstd -d FILE.zst -o OUT` of the same
+//               bytes compressed by `zstd -3` (a new file each run too).
 //
 // Every measured command is a fresh process (posix_spawn); wall from spawn to
 // exit, cpu and peak RSS from wait4 (this parent keeps no large buffer, so
@@ -19,7 +22,7 @@
 // rotates); medians of the repetitions and the ratios are printed.
 //
 //   bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half]
-//               [--only single,concurrent,put]
+//               [--only single,concurrent,put,warm]
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/util/Error.h"
@@ -308,6 +311,42 @@ void put(const std::string& base, size_t mib, int reps, bool half)
     fs::remove(raw);
 }
 
+void warm(const std::string& base, size_t mib, int reps, bool half)
+{
+    const std::string raw = base + "/entry.bin", zst = base + "/entry.bin.zst", out = base + "/out.bin";
+    makeEntry(nullptr, {}, raw, mib, 1, half);
+    spawnAndWait({zstd, "-q", "-f", "-3", raw, "-o", zst});
+    const std::string storeDir = base + "/store";
+    fs::remove_all(storeDir);
+    Store::init(storeDir);
+    spawnAndWait({cli, "store", "put", storeDir, "k", raw});
+    fs::remove(raw);
+    Series s;
+    for (int rep = 0; rep < reps; ++rep) {
+        auto runZstd = [&] {
+            s.add("zstd -d FILE.zst -o OUT", spawnAndWait({zstd, "-q", "-f", "-d", zst, "-o", out}));
+            fs::remove(out);
+        };
+        auto runOurs = [&] {
+            s.add("store get (warm)", spawnAndWait({cli, "store", "get", storeDir, "k", out, "-q"}));
+            fs::remove(out);
+        };
+        auto runVerify = [&] {
+            s.add("store get --verify (warm, chunk SHA-256s)",
+                  spawnAndWait({cli, "store", "get", storeDir, "k", out, "-q", "--verify"}));
+            fs::remove(out);
+        };
+        const std::vector<std::function<void()>> fns = {runZstd, runOurs, runVerify};
+        for (int i = 0; i < 3; ++i)
+            fns[size_t((i + rep) % 3)]();
+    }
+    fs::remove_all(storeDir);
+    fs::remove(zst);
+    std::printf("\nwarm restore of one %zu MiB entry (%s) into a new file, load average %s\n", mib,
+                half ? "half random" : "text", loadavg().c_str());
+    s.print(double(mib * kPart) / 1e6, "zstd -d FILE.zst -o OUT");
+}
+
 // The child of the concurrent scenario: restores the ids at once to out/i.
 int concurrentChild(const std::string& storeDir, const std::string& outDir, const std::string& idList)
 {
@@ -427,7 +466,7 @@ int main(int argc, char** argv)
         else if (a == "--only") only = v;
         else {
             std::fprintf(stderr, "usage: bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half] "
-                                 "[--only single,concurrent,put]\n");
+                                 "[--only single,concurrent,put,warm]\n");
             return 2;
         }
     }
@@ -442,6 +481,8 @@ int main(int argc, char** argv)
             concurrent(base, n, reps, half);
         if (only.find("put") != std::string::npos)
             put(base, mib, reps, half);
+        if (only.find("warm") != std::string::npos)
+            warm(base, mib, reps, half);
         fs::remove_all(base);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_merge: %s\n", e.what());
