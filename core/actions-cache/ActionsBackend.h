@@ -30,6 +30,10 @@
 #include <string>
 #include <vector>
 
+namespace cs {
+class Job;
+}
+
 namespace cs::actions {
 
 // Secrets a user typed in (the GUI's Open Cache Server dialog). Empty ones
@@ -64,6 +68,14 @@ struct UploadRow {
     int64_t startedPartUploadCount = 0, finishedPartUploadCount = 0;
 };
 
+// A position in the browse order of cache entries: key, version, id
+// ascending. The server creates idx_cache_entries_key_version on every
+// driver, so a page is an index range scan from the cursor: it costs its own
+// rows, never the rows before it (keyset paging; no OFFSET walk).
+struct EntryCursor {
+    std::string key, version, id;
+};
+
 class ActionsCatalog {
 public:
     virtual ~ActionsCatalog() = default;
@@ -75,6 +87,14 @@ public:
     virtual std::vector<EntryRow> entries() = 0;        // with their locations, newest updatedAt first
     virtual std::vector<LocationRow> locations() = 0;   // every location, also those without an entry
     virtual std::vector<UploadRow> uploads() = 0;       // oldest first
+    // Up to limit entries with their locations, in browse order (key,
+    // version, id), after `after` (from the first when nullopt). Fewer than
+    // limit: the last page.
+    virtual std::vector<EntryRow> entriesPage(const std::optional<EntryCursor>& after, size_t limit) = 0;
+    virtual uint64_t entryCount() = 0;
+    // Locations no cache entry names (an anti-join in the database: the
+    // caller holds no set of every location id).
+    virtual std::vector<LocationRow> locationsWithoutEntry() = 0;
 
     // Writes, in the order a merge makes them (see ActionsMerge.cpp).
     // nullopt clears mergeStartedAt, as the server does when a merge fails.
@@ -132,6 +152,11 @@ public:
 
     virtual std::vector<std::string> folders() = 0;     // names directly under the root, sorted
     virtual FolderListing listFolder(const std::string& folder) = 0;
+    // Several folders at once (S3: up to S3Config::maxInFlight listings in
+    // flight; here one after another). errors[i] is set, and listings[i]
+    // empty, for a folder that cannot be listed; other failures throw.
+    virtual std::vector<FolderListing> listFolders(const std::vector<std::string>& folders,
+                                                   std::vector<std::string>& errors, Job* job = nullptr);
     virtual std::unique_ptr<ObjectReader> openPart(const std::string& folder, uint64_t index) = 0;
     virtual std::unique_ptr<ObjectReader> openMerged(const std::string& folder) = 0;
 

@@ -163,27 +163,86 @@ FolderListing listOrError(ActionsStorage& storage, const std::string& folder, st
     }
 }
 
+std::vector<FolderListing> ActionsStorage::listFolders(const std::vector<std::string>& folders,
+                                                      std::vector<std::string>& errors, Job* job)
+{
+    std::vector<FolderListing> out(folders.size());
+    errors.assign(folders.size(), std::string());
+    for (size_t i = 0; i < folders.size(); ++i) {
+        if (job)
+            job->checkCancel();
+        out[i] = listOrError(*this, folders[i], errors[i]);
+    }
+    return out;
+}
+
+namespace {
+
+// Entries of catalog rows, each folder listed once, up to the storage's
+// parallelism at a time.
+std::vector<ActionsEntry> withListings(ActionsStorage& storage, const std::vector<EntryRow>& rows, Job* job)
+{
+    std::vector<ActionsEntry> out;
+    out.reserve(rows.size());
+    std::vector<std::string> folders;
+    std::vector<size_t> rowOf;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        out.push_back(entryFrom(rows[i]));
+        if (out.back().hasLocation) {
+            folders.push_back(out.back().folderName);
+            rowOf.push_back(i);
+        }
+    }
+    std::vector<std::string> errors;
+    const auto listings = storage.listFolders(folders, errors, job);
+    for (size_t k = 0; k < folders.size(); ++k) {
+        ActionsEntry& e = out[rowOf[k]];
+        e.storageError = errors[k];
+        applyListing(e, listings[k]);
+        if (!listings[k].links.empty() && e.storageError.empty())
+            e.storageError = storage.objectName(e.folderName, listings[k].links.front())
+                             + ": is a symbolic link; cachescope never follows links inside the storage folder";
+    }
+    return out;
+}
+
+} // namespace
+
 std::vector<ActionsEntry> ActionsCache::entries(Job* job)
 {
     const auto rows = catalog_->entries();
     std::vector<ActionsEntry> out;
     out.reserve(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) {
+    // In slices, so the progress moves and cancel is seen while the
+    // storage lists (in parallel within a slice).
+    constexpr size_t kSlice = 256;
+    for (size_t i = 0; i < rows.size(); i += kSlice) {
         if (job) {
             job->checkCancel();
             job->setStepProgress(uint64_t(i), uint64_t(rows.size()));
         }
-        ActionsEntry e = entryFrom(rows[i]);
-        if (e.hasLocation) {
-            const FolderListing l = listOrError(*storage_, e.folderName, e.storageError);
-            applyListing(e, l);
-            if (!l.links.empty() && e.storageError.empty())
-                e.storageError = storage_->objectName(e.folderName, l.links.front())
-                                 + ": is a symbolic link; cachescope never follows links inside the storage folder";
-        }
-        out.push_back(std::move(e));
+        const std::vector<EntryRow> slice(rows.begin() + long(i), rows.begin() + long(std::min(rows.size(), i + kSlice)));
+        for (auto& e : withListings(*storage_, slice, job))
+            out.push_back(std::move(e));
     }
     return out;
+}
+
+ActionsEntryPage ActionsCache::entriesPage(const std::optional<EntryCursor>& after, size_t limit, Job* job)
+{
+    ActionsEntryPage page;
+    const auto rows = catalog_->entriesPage(after, limit);
+    if (job)
+        job->checkCancel();
+    if (rows.size() == limit && !rows.empty())
+        page.next = EntryCursor{rows.back().key, rows.back().version, rows.back().id};
+    page.entries = withListings(*storage_, rows, job);
+    return page;
+}
+
+uint64_t ActionsCache::entryCount()
+{
+    return catalog_->entryCount();
 }
 
 std::vector<ActionsUpload> ActionsCache::uploads()

@@ -145,6 +145,13 @@ struct ActionsImportResult {
     uint64_t appendedBytes = 0;   // pack bytes written (after dedup and compression)
 };
 
+// One page of entries in the catalog's browse order (EntryCursor: key,
+// version, id), with their sizes from the files.
+struct ActionsEntryPage {
+    std::vector<ActionsEntry> entries;
+    std::optional<EntryCursor> next;   // where the next page starts; nullopt after the last
+};
+
 struct WriteOptions {
     bool force = false;           // write even while the server looks active
 };
@@ -161,9 +168,18 @@ public:
 
     // Reads.
     std::vector<ActionsEntry> entries(Job* job = nullptr);
+    // Paged browsing: up to limit entries after `after` (keyset paging, each
+    // page an index range scan), their folders listed in parallel where the
+    // storage can (S3: up to 8 listings in flight).
+    ActionsEntryPage entriesPage(const std::optional<EntryCursor>& after, size_t limit, Job* job = nullptr);
+    uint64_t entryCount();
     std::vector<ActionsUpload> uploads();
     // Throws cs::Error naming the path when the folder cannot be listed (a link, not a folder).
     std::vector<ActionsPart> parts(const ActionsEntry& e, size_t maxMissing = 1000);
+    // Streams: entries a page at a time (their folders listed in parallel),
+    // then locations without entries, uploads, and the storage's folders.
+    // Memory: one page of rows and listings, plus one name per folder (to
+    // find orphans) and the findings.
     std::vector<Finding> verify(Job& job);
     Activity activity(int64_t windowMs = kActivityWindowMs);
 

@@ -7,6 +7,7 @@
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -32,6 +33,10 @@ const char* findingKindName(FindingKind k)
 }
 
 namespace {
+
+// Entries read and checked per step: bounds memory (rows and listings of one
+// page) and gives the storage enough folders to list in parallel.
+constexpr size_t kVerifyPage = 1000;
 
 std::string plural(uint64_t n, const char* what)
 {
@@ -132,106 +137,145 @@ void checkLocation(ActionsStorage& storage, const std::string& entryId, const st
 std::vector<Finding> ActionsCache::verify(Job& job)
 {
     const int64_t now = nowMs();
-    const auto entries = catalog_->entries();
-    const auto locations = catalog_->locations();
-    const auto uploads = catalog_->uploads();
     std::vector<Finding> out;
-    std::set<std::string> usedLocations, namedFolders;
-    for (const auto& l : locations)
-        namedFolders.insert(l.folderName);
-    for (const auto& u : uploads)
-        namedFolders.insert(u.folderName);
-    const size_t steps = entries.size() + locations.size() + uploads.size() + 1;
-    size_t step = 0;
-    auto progress = [&] {
+    // Every folder a location or an upload names, to tell orphans: one
+    // string a folder (the server's names are 10 digits, inside
+    // std::string's own 32 bytes), the one term that grows with the catalog.
+    std::vector<std::string> named;
+    const uint64_t total = catalog_->entryCount();
+    // Entries are most of the work; the rest shares the last tenth.
+    auto progress = [&](double fraction) {
         job.checkCancel();
-        job.setStepProgress(uint64_t(step++), uint64_t(steps));
+        job.setStepProgress(fraction);
+    };
+    auto sizeOf = [](const FolderListing& l) {
+        uint64_t bytes = l.mergedSize.value_or(0);
+        for (const auto& p : l.parts)
+            bytes += p.size;
+        return bytes;
     };
 
-    for (const auto& e : entries) {
-        progress();
-        usedLocations.insert(e.locationId);
-        if (!e.location) {
-            out.push_back({FindingKind::EntryWithoutLocation, e.id, e.key, "", catalog_->describe(),
-                           "cache entry names storage location '" + e.locationId + "', which does not exist", 0});
-            continue;
+    std::optional<EntryCursor> after;
+    uint64_t done = 0;
+    for (;;) {
+        progress(total ? 0.9 * double(std::min(done, total)) / double(total) : 0.0);
+        const auto rows = catalog_->entriesPage(after, kVerifyPage);
+        std::vector<std::string> folders;
+        for (const auto& e : rows)
+            if (e.location)
+                folders.push_back(e.location->folderName);
+        std::vector<std::string> errors;
+        const auto listings = storage_->listFolders(folders, errors, &job);
+        size_t k = 0;
+        for (const auto& e : rows) {
+            if (!e.location) {
+                out.push_back({FindingKind::EntryWithoutLocation, e.id, e.key, "", catalog_->describe(),
+                               "cache entry names storage location '" + e.locationId + "', which does not exist", 0});
+                continue;
+            }
+            named.push_back(e.location->folderName);
+            const FolderListing& listing = listings[k];
+            const std::string& error = errors[k];
+            ++k;
+            if (!error.empty()) {
+                const bool link = error.find("symbolic link") != std::string::npos;
+                out.push_back({link ? FindingKind::SymbolicLink : FindingKind::StorageError, e.id, e.key,
+                               e.location->folderName, storage_->objectName(e.location->folderName, ""), error, 0});
+                continue;
+            }
+            if (!listing.exists) {
+                if (!e.location->mergedAtMs && !e.location->partsDeletedAtMs && e.location->partCount == 0)
+                    continue; // an empty entry: nothing was ever stored
+                out.push_back({e.location->mergedAtMs ? FindingKind::MergedMissing : FindingKind::MissingParts, e.id,
+                               e.key, e.location->folderName, storage_->objectName(e.location->folderName, ""),
+                               "the storage folder is missing", 0});
+                continue;
+            }
+            checkLocation(*storage_, e.id, e.key, *e.location, listing, now, out);
         }
-        std::string error;
-        const FolderListing listing = listOrError(*storage_, e.location->folderName, error);
-        if (!error.empty()) {
-            const bool link = error.find("symbolic link") != std::string::npos;
-            out.push_back({link ? FindingKind::SymbolicLink : FindingKind::StorageError, e.id, e.key,
-                           e.location->folderName, storage_->objectName(e.location->folderName, ""), error, 0});
-            continue;
-        }
-        if (!listing.exists) {
-            if (!e.location->mergedAtMs && !e.location->partsDeletedAtMs && e.location->partCount == 0)
-                continue; // an empty entry: nothing was ever stored
-            out.push_back({e.location->mergedAtMs ? FindingKind::MergedMissing : FindingKind::MissingParts, e.id,
-                           e.key, e.location->folderName, storage_->objectName(e.location->folderName, ""),
-                           "the storage folder is missing", 0});
-            continue;
-        }
-        checkLocation(*storage_, e.id, e.key, *e.location, listing, now, out);
+        done += rows.size();
+        if (rows.size() < kVerifyPage)
+            break;
+        after = EntryCursor{rows.back().key, rows.back().version, rows.back().id};
     }
-    for (const auto& l : locations) {
-        progress();
-        if (usedLocations.count(l.id))
-            continue;
-        uint64_t bytes = 0;
-        std::string error;
-        const FolderListing listing = listOrError(*storage_, l.folderName, error);
-        for (const auto& p : listing.parts)
-            bytes += p.size;
-        bytes += listing.mergedSize.value_or(0);
-        out.push_back({FindingKind::LocationWithoutEntry, l.id, "", l.folderName,
-                       storage_->objectName(l.folderName, ""),
-                       "storage location '" + l.id + "' is named by no cache entry", bytes});
-    }
-    for (const auto& u : uploads) {
-        progress();
-        std::string error;
-        const FolderListing listing = listOrError(*storage_, u.folderName, error);
-        const int64_t last = u.lastPartUploadedAtMs.value_or(u.createdAtMs);
-        out.push_back({FindingKind::UnfinishedUpload, std::to_string(u.id), u.key, u.folderName,
-                       storage_->objectName(u.folderName, ""),
-                       "upload " + std::to_string(u.id) + " of key '" + u.key + "' never finished: created "
-                           + ago(now - u.createdAtMs) + " ago, last activity " + ago(now - last) + " ago, "
-                           + std::to_string(u.finishedPartUploadCount) + " of "
-                           + std::to_string(u.startedPartUploadCount) + " started parts finished, "
-                           + plural(listing.parts.size(), "part file") + " present",
-                       0});
-    }
-    progress();
-    for (const auto& folder : storage_->folders()) {
-        if (namedFolders.count(folder))
-            continue;
-        uint64_t bytes = 0;
-        std::string error;
-        const FolderListing listing = listOrError(*storage_, folder, error);
-        for (const auto& p : listing.parts)
-            bytes += p.size;
-        bytes += listing.mergedSize.value_or(0);
-        // Only a plain folder is an orphan removeOrphans may delete: a file
-        // or a link in the storage root (the database itself, when --storage
-        // names the data dir) is reported and left alone.
-        if (!error.empty()) {
-            const bool link = error.find("symbolic link") != std::string::npos;
-            out.push_back({link ? FindingKind::SymbolicLink : FindingKind::StorageError, "", "", folder,
-                           storage_->objectName(folder, ""), error, 0});
-            continue;
+
+    progress(0.9);
+    {
+        const auto lonely = catalog_->locationsWithoutEntry();
+        std::vector<std::string> folders, errors;
+        for (const auto& l : lonely)
+            folders.push_back(l.folderName);
+        const auto listings = storage_->listFolders(folders, errors, &job);
+        for (size_t i = 0; i < lonely.size(); ++i) {
+            named.push_back(lonely[i].folderName);
+            out.push_back({FindingKind::LocationWithoutEntry, lonely[i].id, "", lonely[i].folderName,
+                           storage_->objectName(lonely[i].folderName, ""),
+                           "storage location '" + lonely[i].id + "' is named by no cache entry", sizeOf(listings[i])});
         }
-        // The server names its folders by upload id (10 random digits, lib/helpers.ts).
-        const bool serverName = !folder.empty() && folder.size() <= 20
-                                && folder.find_first_not_of("0123456789") == std::string::npos;
-        if (!serverName) {
-            out.push_back({FindingKind::StorageError, "", "", folder, storage_->objectName(folder, ""),
-                           "is not a folder the server writes (its folders are upload ids); left alone", 0});
-            continue;
-        }
-        out.push_back({FindingKind::OrphanFolder, "", "", folder, storage_->objectName(folder, ""),
-                       "no storage location or upload names this folder", bytes});
     }
+
+    progress(0.92);
+    {
+        const auto uploads = catalog_->uploads();
+        std::vector<std::string> folders, errors;
+        for (const auto& u : uploads)
+            folders.push_back(u.folderName);
+        const auto listings = storage_->listFolders(folders, errors, &job);
+        for (size_t i = 0; i < uploads.size(); ++i) {
+            const UploadRow& u = uploads[i];
+            named.push_back(u.folderName);
+            const int64_t last = u.lastPartUploadedAtMs.value_or(u.createdAtMs);
+            out.push_back({FindingKind::UnfinishedUpload, std::to_string(u.id), u.key, u.folderName,
+                           storage_->objectName(u.folderName, ""),
+                           "upload " + std::to_string(u.id) + " of key '" + u.key + "' never finished: created "
+                               + ago(now - u.createdAtMs) + " ago, last activity " + ago(now - last) + " ago, "
+                               + std::to_string(u.finishedPartUploadCount) + " of "
+                               + std::to_string(u.startedPartUploadCount) + " started parts finished, "
+                               + plural(listings[i].parts.size(), "part file") + " present",
+                           0});
+        }
+    }
+
+    progress(0.94);
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+    std::vector<std::string> candidates;
+    for (auto& folder : storage_->folders())
+        if (!std::binary_search(named.begin(), named.end(), folder))
+            candidates.push_back(std::move(folder));
+    named.clear();
+    named.shrink_to_fit();
+    progress(0.97);
+    for (size_t start = 0; start < candidates.size(); start += kVerifyPage) {
+        job.checkCancel();
+        const std::vector<std::string> slice(candidates.begin() + long(start),
+                                             candidates.begin() + long(std::min(candidates.size(), start + kVerifyPage)));
+        std::vector<std::string> errors;
+        const auto listings = storage_->listFolders(slice, errors, &job);
+        for (size_t i = 0; i < slice.size(); ++i) {
+            const std::string& folder = slice[i];
+            // Only a plain folder is an orphan removeOrphans may delete: a file
+            // or a link in the storage root (the database itself, when --storage
+            // names the data dir) is reported and left alone.
+            if (!errors[i].empty()) {
+                const bool link = errors[i].find("symbolic link") != std::string::npos;
+                out.push_back({link ? FindingKind::SymbolicLink : FindingKind::StorageError, "", "", folder,
+                               storage_->objectName(folder, ""), errors[i], 0});
+                continue;
+            }
+            // The server names its folders by upload id (10 random digits, lib/helpers.ts).
+            const bool serverName = !folder.empty() && folder.size() <= 20
+                                    && folder.find_first_not_of("0123456789") == std::string::npos;
+            if (!serverName) {
+                out.push_back({FindingKind::StorageError, "", "", folder, storage_->objectName(folder, ""),
+                               "is not a folder the server writes (its folders are upload ids); left alone", 0});
+                continue;
+            }
+            out.push_back({FindingKind::OrphanFolder, "", "", folder, storage_->objectName(folder, ""),
+                           "no storage location or upload names this folder", sizeOf(listings[i])});
+        }
+    }
+    progress(1.0);
     return out;
 }
 

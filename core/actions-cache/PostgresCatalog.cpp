@@ -33,6 +33,30 @@ LocationRow locationAt(const PgResult& r, int row, int c)
     return l;
 }
 
+const std::string kEntrySelect = std::string(R"(SELECT e."id", e."key", e."version", e."scope", e."repoId", e."updatedAt", e."locationId", )") +
+                                 kLocationColumns +
+                                 R"( FROM cache_entries e LEFT JOIN storage_locations l ON l."id" = e."locationId")";
+
+std::vector<EntryRow> entryRows(const PgResult& r)
+{
+    std::vector<EntryRow> out;
+    out.reserve(size_t(r.rows()));
+    for (int i = 0; i < r.rows(); ++i) {
+        EntryRow e;
+        e.id = r.text(i, 0);
+        e.key = r.text(i, 1);
+        e.version = r.text(i, 2);
+        e.scope = r.text(i, 3);
+        e.repoId = r.isNull(i, 4) ? std::string() : r.text(i, 4);
+        e.updatedAtMs = r.i64(i, 5);
+        e.locationId = r.text(i, 6);
+        if (!r.isNull(i, 7))
+            e.location = locationAt(r, i, 7);
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
 class PostgresCatalog final : public ActionsCatalog {
 public:
     PostgresCatalog(std::string conninfo, bool writable, std::string password)
@@ -68,24 +92,41 @@ public:
     {
         auto c = connect();
         PgTransaction read(*c, PgTransaction::ReadOnly);
-        const PgResult r = c->exec(std::string(R"(SELECT e."id", e."key", e."version", e."scope", e."repoId", e."updatedAt", e."locationId", )") +
-                                   kLocationColumns +
-                                   R"( FROM cache_entries e LEFT JOIN storage_locations l ON l."id" = e."locationId" ORDER BY e."updatedAt" DESC, e."id")");
-        std::vector<EntryRow> out;
-        out.reserve(size_t(r.rows()));
-        for (int i = 0; i < r.rows(); ++i) {
-            EntryRow e;
-            e.id = r.text(i, 0);
-            e.key = r.text(i, 1);
-            e.version = r.text(i, 2);
-            e.scope = r.text(i, 3);
-            e.repoId = r.isNull(i, 4) ? std::string() : r.text(i, 4);
-            e.updatedAtMs = r.i64(i, 5);
-            e.locationId = r.text(i, 6);
-            if (!r.isNull(i, 7))
-                e.location = locationAt(r, i, 7);
-            out.push_back(std::move(e));
-        }
+        return entryRows(c->exec(std::string(kEntrySelect) + R"( ORDER BY e."updatedAt" DESC, e."id")"));
+    }
+
+    std::vector<EntryRow> entriesPage(const std::optional<EntryCursor>& after, size_t limit) override
+    {
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        // A row comparison PostgreSQL turns into an index condition on
+        // idx_cache_entries_key_version (key, version), the id breaking ties.
+        if (after)
+            return entryRows(c->exec(std::string(kEntrySelect) +
+                                         R"( WHERE (e."key", e."version", e."id") > ($1, $2, $3))"
+                                         R"( ORDER BY e."key", e."version", e."id" LIMIT $4)",
+                                     {after->key, after->version, after->id, std::to_string(limit)}));
+        return entryRows(c->exec(std::string(kEntrySelect) + R"( ORDER BY e."key", e."version", e."id" LIMIT $1)",
+                                 {std::to_string(limit)}));
+    }
+
+    uint64_t entryCount() override
+    {
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        return uint64_t(c->exec("SELECT count(*) FROM cache_entries").i64(0, 0));
+    }
+
+    std::vector<LocationRow> locationsWithoutEntry() override
+    {
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        const PgResult r = c->exec(std::string("SELECT ") + kLocationColumns +
+                                   R"( FROM storage_locations l WHERE NOT EXISTS)"
+                                   R"( (SELECT 1 FROM cache_entries e WHERE e."locationId" = l."id") ORDER BY l."id")");
+        std::vector<LocationRow> out;
+        for (int i = 0; i < r.rows(); ++i)
+            out.push_back(locationAt(r, i, 0));
         return out;
     }
 

@@ -125,25 +125,36 @@ public:
         checkFolder(folder);
         FolderListing out;
         const std::string base = root_ + "/" + folder + "/";
-        s3_.list(base, [&](const remote::S3Page& page) {
-            for (const auto& o : page) {
-                out.exists = true;
-                const std::string rel = o.key.substr(base.size());
-                if (rel == "merged") {
-                    out.mergedSize = o.size;
-                } else if (rel.rfind("parts/", 0) == 0) {
-                    out.hasPartsFolder = true;
-                    if (const auto i = partIndexOf(rel.substr(6)))
-                        out.parts.push_back({*i, o.size});
-                    else
-                        out.strays.push_back(rel);
-                } else {
-                    out.strays.push_back(rel);
-                }
+        s3_.list(base, [&](const remote::S3Page& page) { addPage(out, base, page); });
+        sortParts(out);
+        return out;
+    }
+
+    // One ListObjectsV2 walk per folder, up to S3Config::maxInFlight folders
+    // at once (S3Client::listMany): latency, not bandwidth, bounds a listing.
+    std::vector<FolderListing> listFolders(const std::vector<std::string>& folders, std::vector<std::string>& errors,
+                                           Job* job) override
+    {
+        std::vector<FolderListing> out(folders.size());
+        errors.assign(folders.size(), std::string());
+        std::vector<std::string> prefixes;
+        std::vector<size_t> which;
+        for (size_t i = 0; i < folders.size(); ++i) {
+            if (folders[i].empty()) {
+                errors[i] = "the location names no folder";
+                continue;
             }
-        });
-        std::sort(out.parts.begin(), out.parts.end(),
-                  [](const PartObject& a, const PartObject& b) { return a.index < b.index; });
+            if (!plainFolderName(folders[i])) {
+                errors[i] = describe() + ": folder name '" + folders[i] + "' from the catalog is not a plain folder name";
+                continue;
+            }
+            prefixes.push_back(root_ + "/" + folders[i] + "/");
+            which.push_back(i);
+        }
+        s3_.listMany(prefixes, [&](size_t k, const remote::S3Page& page) { addPage(out[which[k]], prefixes[k], page); },
+                     job);
+        for (size_t i : which)
+            sortParts(out[i]);
         return out;
     }
 
@@ -172,10 +183,37 @@ private:
     {
         return root_ + "/" + folder + "/" + relative;
     }
+    static bool plainFolderName(const std::string& folder)
+    {
+        return !(folder.empty() || folder == "." || folder == ".." || folder.find('/') != std::string::npos);
+    }
     void checkFolder(const std::string& folder) const
     {
-        if (folder.empty() || folder == "." || folder == ".." || folder.find('/') != std::string::npos)
+        if (!plainFolderName(folder))
             fail(describe(), "folder name '" + folder + "' from the catalog is not a plain folder name");
+    }
+    static void addPage(FolderListing& out, const std::string& base, const remote::S3Page& page)
+    {
+        for (const auto& o : page) {
+            out.exists = true;
+            const std::string rel = o.key.substr(base.size());
+            if (rel == "merged") {
+                out.mergedSize = o.size;
+            } else if (rel.rfind("parts/", 0) == 0) {
+                out.hasPartsFolder = true;
+                if (const auto i = partIndexOf(rel.substr(6)))
+                    out.parts.push_back({*i, o.size});
+                else
+                    out.strays.push_back(rel);
+            } else {
+                out.strays.push_back(rel);
+            }
+        }
+    }
+    static void sortParts(FolderListing& out)
+    {
+        std::sort(out.parts.begin(), out.parts.end(),
+                  [](const PartObject& a, const PartObject& b) { return a.index < b.index; });
     }
     std::unique_ptr<ObjectReader> open(const std::string& folder, const std::string& relative)
     {

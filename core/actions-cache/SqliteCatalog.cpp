@@ -72,25 +72,51 @@ public:
     {
         auto db = open(false);
         Transaction read(*db, Transaction::Deferred);
-        auto s = db->prepare(
-            "SELECT e.id, e.key, e.version, e.scope, e.repoId, e.updatedAt, e.locationId, l.id, l.folderName, "
-            "l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, l.lastDownloadedAt "
-            "FROM cache_entries e LEFT JOIN storage_locations l ON l.id = e.locationId "
-            "ORDER BY e.updatedAt DESC, e.id");
+        auto s = db->prepare(std::string(kEntrySelect) + " ORDER BY e.updatedAt DESC, e.id");
         std::vector<EntryRow> out;
-        while (s.step()) {
-            EntryRow e;
-            e.id = s.text(0);
-            e.key = s.text(1);
-            e.version = s.text(2);
-            e.scope = s.text(3);
-            e.repoId = s.text(4);
-            e.updatedAtMs = s.i64(5);
-            e.locationId = s.text(6);
-            if (!s.isNull(7))
-                e.location = locationAt(s, 7);
-            out.push_back(std::move(e));
-        }
+        while (s.step())
+            out.push_back(entryAt(s));
+        return out;
+    }
+
+    std::vector<EntryRow> entriesPage(const std::optional<EntryCursor>& after, size_t limit) override
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        // The keyset condition spelled out (not a row value): SQLite then
+        // seeks idx_cache_entries_key_version on key and walks from there.
+        auto s = db->prepare(std::string(kEntrySelect)
+                             + (after ? " WHERE e.key > ?1 OR (e.key = ?1 AND (e.version > ?2 OR (e.version = ?2 AND "
+                                        "e.id > ?3)))"
+                                      : "")
+                             + " ORDER BY e.key, e.version, e.id LIMIT ?4");
+        if (after)
+            s.bindText(1, after->key).bindText(2, after->version).bindText(3, after->id);
+        s.bind(4, int64_t(limit));
+        std::vector<EntryRow> out;
+        while (s.step())
+            out.push_back(entryAt(s));
+        return out;
+    }
+
+    uint64_t entryCount() override
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        auto s = db->prepare("SELECT count(*) FROM cache_entries");
+        return s.step() ? uint64_t(s.i64(0)) : 0;
+    }
+
+    std::vector<LocationRow> locationsWithoutEntry() override
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        auto s = db->prepare("SELECT l.id, l.folderName, l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, "
+                             "l.lastDownloadedAt FROM storage_locations l WHERE NOT EXISTS "
+                             "(SELECT 1 FROM cache_entries e WHERE e.locationId = l.id) ORDER BY l.id");
+        std::vector<LocationRow> out;
+        while (s.step())
+            out.push_back(locationAt(s, 0));
         return out;
     }
 
@@ -163,6 +189,26 @@ private:
         // rolls back a hot journal a killed write left (a read-only one
         // cannot, and would fail every command until the server ran again).
         return std::make_unique<Catalog>(path_, forWrite || writable_ ? OpenMode::ForeignWrite : OpenMode::ReadOnly);
+    }
+
+    static constexpr const char* kEntrySelect =
+        "SELECT e.id, e.key, e.version, e.scope, e.repoId, e.updatedAt, e.locationId, l.id, l.folderName, "
+        "l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, l.lastDownloadedAt "
+        "FROM cache_entries e LEFT JOIN storage_locations l ON l.id = e.locationId";
+
+    static EntryRow entryAt(const Statement& s)
+    {
+        EntryRow e;
+        e.id = s.text(0);
+        e.key = s.text(1);
+        e.version = s.text(2);
+        e.scope = s.text(3);
+        e.repoId = s.text(4);
+        e.updatedAtMs = s.i64(5);
+        e.locationId = s.text(6);
+        if (!s.isNull(7))
+            e.location = locationAt(s, 7);
+        return e;
     }
 
     static LocationRow locationAt(const Statement& s, int c)

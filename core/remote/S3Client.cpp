@@ -97,6 +97,11 @@ struct S3Client::Response {
     uint64_t delivered = 0;               // streamed bytes
 };
 
+namespace {
+std::atomic<uint64_t> gProcessSent{0};
+std::atomic<int> gProcessInFlight{0}, gProcessPeak{0};
+} // namespace
+
 struct S3Client::Pool {
     std::mutex mutex;
     std::vector<CURL*> idle;
@@ -112,6 +117,9 @@ struct S3Client::Pool {
         freed.wait(lock, [&] { return inFlight < limit; });
         ++inFlight;
         peak = std::max(peak, inFlight);
+        const int now = gProcessInFlight.fetch_add(1) + 1;
+        for (int seen = gProcessPeak.load(); now > seen && !gProcessPeak.compare_exchange_weak(seen, now);) {
+        }
         if (!idle.empty()) {
             CURL* h = idle.back();
             idle.pop_back();
@@ -122,6 +130,7 @@ struct S3Client::Pool {
         if (!h) {
             std::lock_guard g(mutex);
             --inFlight;
+            gProcessInFlight.fetch_sub(1);
             freed.notify_one();
             throw Error("S3: cannot create a curl handle (out of memory)");
         }
@@ -133,6 +142,7 @@ struct S3Client::Pool {
         curl_easy_reset(h); // keeps the handle's connection cache
         idle.push_back(h);
         --inFlight;
+        gProcessInFlight.fetch_sub(1);
         freed.notify_one();
     }
     ~Pool()
@@ -151,6 +161,9 @@ S3Client::S3Client(S3Config config) : config_(std::move(config)), pool_(std::mak
 S3Client::~S3Client() = default;
 
 uint64_t S3Client::requestsSent() const { return pool_->sent.load(); }
+uint64_t S3Client::processRequestsSent() { return gProcessSent.load(); }
+int S3Client::processPeakInFlight() { return gProcessPeak.load(); }
+void S3Client::resetProcessPeakInFlight() { gProcessPeak.store(gProcessInFlight.load()); }
 uint64_t S3Client::retriesDone() const { return pool_->retried.load(); }
 int S3Client::peakInFlight() const
 {
@@ -341,6 +354,7 @@ S3Client::Response S3Client::perform(Request& req, Job* job)
         char errbuf[CURL_ERROR_SIZE] = {0};
         curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
         pool_->sent.fetch_add(1);
+        gProcessSent.fetch_add(1);
         const CURLcode rc = curl_easy_perform(h);
         long status = 0;
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);

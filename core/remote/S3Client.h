@@ -103,6 +103,11 @@ public:
     uint64_t requestsSent() const;
     uint64_t retriesDone() const;
     int peakInFlight() const;
+    // The same over every client of this process (a backend keeps its client
+    // private; benchmarks and tests read these).
+    static uint64_t processRequestsSent();
+    static int processPeakInFlight();
+    static void resetProcessPeakInFlight();   // tests: measure one operation
 
     struct Request;
     struct Response;

@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include <map>
+#include <algorithm>
 #include <set>
+#include <tuple>
 
 using namespace cs;
 using namespace cs::actions;
@@ -113,6 +115,23 @@ class TestActionsRemote : public QObject {
     std::unique_ptr<ActionsCache> openRemote(const Deployment& d, bool writable)
     {
         return std::make_unique<ActionsCache>(openPostgresCatalog(d.conninfo, writable), openS3Storage(d.s3));
+    }
+
+    // Walks a catalog page by page (keyset), returning "key|version|id" in the order served.
+    static std::vector<std::string> walk(ActionsCatalog& c, size_t limit, size_t* pages)
+    {
+        std::vector<std::string> out;
+        std::optional<EntryCursor> after;
+        *pages = 0;
+        for (;;) {
+            const auto rows = c.entriesPage(after, limit);
+            ++*pages;
+            for (const auto& r : rows)
+                out.push_back(r.key + "|" + r.version + "|" + r.id);
+            if (rows.size() < limit)
+                return out;
+            after = EntryCursor{rows.back().key, rows.back().version, rows.back().id};
+        }
     }
 
 private slots:
@@ -332,6 +351,109 @@ private slots:
         QVERIFY(isPostgresLocation("host=/tmp/x dbname=y"));
         QVERIFY(!isPostgresLocation("/srv/data/sqlite.db"));
         QVERIFY(isS3Location("s3://bucket/root"));
+    }
+
+    void pagesWalkEveryEntryOnceInKeyOrderOnBothCatalogs()
+    {
+        // 1,234 entries with ties on key (300 keys) and on key + version (3
+        // versions), 3 locations without an entry; the same rows in
+        // PostgreSQL and in SQLite, each written by its own SQL.
+        auto admin = remote::PgConnection::connect(pg_.conninfo().toStdString());
+        admin->exec("CREATE DATABASE paging");
+        const std::string conninfo = pg_.conninfo("paging").toStdString();
+        {
+            auto c = remote::PgConnection::connect(conninfo);
+            testsupport::createPgSchema(*c);
+            c->exec(R"(INSERT INTO storage_locations SELECT 'loc-' || i, (1000000000 + i)::text, 1, NULL, NULL, NULL, NULL
+                       FROM generate_series(1, 1237) i)");
+            c->exec(R"(INSERT INTO cache_entries SELECT 'e-' || i, 'k' || (i % 300), 'v' || (i % 3), 1700000000000 + i,
+                       'loc-' || i, 'refs/heads/main', '1' FROM generate_series(1, 1234) i)");
+        }
+        const std::string sqlitePath = dir_.filePath("paging.db").toStdString();
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(sqlitePath.c_str(), &db), SQLITE_OK);
+            std::string sql = testsupport::kPgSchema;
+            sql += "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1237) INSERT INTO "
+                   "storage_locations SELECT 'loc-' || i, CAST(1000000000 + i AS TEXT), 1, NULL, NULL, NULL, NULL FROM s;"
+                   "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1234) INSERT INTO "
+                   "cache_entries SELECT 'e-' || i, 'k' || (i % 300), 'v' || (i % 3), 1700000000000 + i, 'loc-' || i, "
+                   "'refs/heads/main', '1' FROM s;";
+            QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+            sqlite3_close(db);
+        }
+        auto pgCatalog = openPostgresCatalog(conninfo, false);
+        auto sqliteCatalog = openSqliteCatalog(sqlitePath, false);
+        std::vector<std::string> expected;
+        for (int i = 1; i <= 1234; ++i)
+            expected.push_back("k" + std::to_string(i % 300) + "|v" + std::to_string(i % 3) + "|e-" + std::to_string(i));
+        std::sort(expected.begin(), expected.end(), [](const std::string& a, const std::string& b) {
+            auto split = [](const std::string& s) {
+                const size_t p = s.find('|'), q = s.find('|', p + 1);
+                return std::tuple(s.substr(0, p), s.substr(p + 1, q - p - 1), s.substr(q + 1));
+            };
+            return split(a) < split(b);
+        });
+        for (ActionsCatalog* c : {pgCatalog.get(), sqliteCatalog.get()}) {
+            QCOMPARE(c->entryCount(), uint64_t(1234));
+            size_t pages = 0;
+            QCOMPARE(walk(*c, 100, &pages), expected);   // every entry once, in (key, version, id) order
+            QCOMPARE(pages, size_t(13));
+            QCOMPARE(walk(*c, 1234, &pages), expected);  // a full last page is followed by an empty one
+            QCOMPARE(pages, size_t(2));
+            std::set<std::string> lonely;
+            for (const auto& l : c->locationsWithoutEntry())
+                lonely.insert(l.id);
+            QCOMPARE(lonely, (std::set<std::string>{"loc-1235", "loc-1236", "loc-1237"}));
+        }
+        // Through ActionsCache: next is set while a page is full.
+        auto emptyStorage = dir_.filePath("paging-storage");
+        QVERIFY(QDir().mkpath(emptyStorage));
+        ActionsCache cache(openSqliteCatalog(sqlitePath, false), openFilesystemStorage(emptyStorage.toStdString()));
+        auto page = cache.entriesPage(std::nullopt, 1000);
+        QCOMPARE(page.entries.size(), size_t(1000));
+        QVERIFY(page.next);
+        page = cache.entriesPage(page.next, 1000);
+        QCOMPARE(page.entries.size(), size_t(234));
+        QVERIFY(!page.next);
+    }
+
+    void verifyListsFoldersWithEightInFlight()
+    {
+        // 240 entries of one part each, all present: no finding, and the
+        // folders are listed up to 8 at a time.
+        auto admin = remote::PgConnection::connect(pg_.conninfo().toStdString());
+        admin->exec("CREATE DATABASE wide");
+        const std::string conninfo = pg_.conninfo("wide").toStdString();
+        {
+            auto c = remote::PgConnection::connect(conninfo);
+            testsupport::createPgSchema(*c);
+            c->exec(R"(INSERT INTO storage_locations SELECT 'loc-' || i, (1000000000 + i)::text, 1, NULL, NULL, NULL, NULL
+                       FROM generate_series(1, 240) i)");
+            c->exec(R"(INSERT INTO cache_entries SELECT 'e-' || i, 'k' || i, 'v1', 1700000000000 + i, 'loc-' || i,
+                       'refs/heads/main', '1' FROM generate_series(1, 240) i)");
+        }
+        remote::S3Config config;
+        config.endpoint = s3server_.endpoint().toStdString();
+        config.bucket = "cache";
+        config.accessKeyId = config.secretAccessKey = testsupport::S3TestServer::accessKeyId().toStdString();
+        remote::S3Client s3(config);
+        for (int i = 1; i <= 240; ++i)
+            s3.put("wide/gh-actions-cache/" + std::to_string(1000000000 + i) + "/parts/0", "part");
+        config.prefix = "wide/gh-actions-cache";
+        ActionsCache cache(openPostgresCatalog(conninfo, false), openS3Storage(config));
+        remote::S3Client::resetProcessPeakInFlight();
+        Job job;
+        const auto findings = cache.verify(job);
+        for (const auto& f : findings)
+            qWarning("%s", f.message.c_str());
+        QVERIFY(findings.empty());
+        QVERIFY2(remote::S3Client::processPeakInFlight() >= 8,
+                 qPrintable(QString("peak %1 requests in flight").arg(remote::S3Client::processPeakInFlight())));
+        const auto entries = cache.entries();
+        QCOMPARE(entries.size(), size_t(240));
+        for (const auto& e : entries)
+            QCOMPARE(e.size, uint64_t(4));
     }
 };
 

@@ -28,6 +28,7 @@
 #include <QTableWidget>
 #include <QApplication>
 #include <QDropEvent>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -39,6 +40,8 @@
 #include <QTabWidget>
 
 #include <sqlite3.h>
+
+#include <set>
 
 using testsupport::ActionsCacheFixture;
 using ui::ActionsDocument;
@@ -177,6 +180,70 @@ private Q_SLOTS:
         QTRY_COMPARE(proxy->rowCount(), 5);
     }
 
+    void entriesArriveAPageAtATimeAsTheTableScrolls()
+    {
+        // 445 more entries (no files: their folders are missing) after the
+        // fixture's 5: 450 in all, more than two pages of 200.
+        ServerData s;
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(s.db().toUtf8().constData(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db,
+                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 445) "
+                              "INSERT INTO storage_locations (id, folderName, partCount) SELECT 'paged-loc-' || i, "
+                              "CAST(3000000000 + i AS TEXT), 1 FROM n; "
+                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 445) "
+                              "INSERT INTO cache_entries (id, key, version, scope, repoId, updatedAt, locationId) "
+                              "SELECT 'paged-' || i, 'paged-key-' || printf('%04d', i), 'v1', 'refs/heads/main', '1', "
+                              "1700000000000 + i, 'paged-loc-' || i FROM n;",
+                              nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        sqlite3_close(db);
+        ui::MainWindow w;
+        ActionsDocument* doc = openIn(w, s.dir);
+        QVERIFY2(doc, qPrintable(w.lastError()));
+        ActionsEntryModel* m = doc->browser()->model();
+        QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSortFilterProxyModel* proxy = doc->browser()->proxy();
+        QCOMPARE(m->rowCount(), int(ui::kActionsPageSize));
+        QCOMPARE(m->totalEntries(), uint64_t(450));
+        QVERIFY2(doc->summaryText().contains(QStringLiteral("450 entries")), qPrintable(doc->summaryText()));
+        // What the view does when scrolled to the end (the model tester
+        // asks too): fetchMore through the proxy, one page in flight at a time.
+        QSignalSpy inserted(m, &QAbstractItemModel::rowsInserted);
+        QElapsedTimer t;
+        t.start();
+        while (m->rowCount() < 450 && t.elapsed() < 20000) {
+            if (proxy->canFetchMore({}))
+                proxy->fetchMore({});
+            QVERIFY(!(m->isFetching() && m->canFetchMore({})));
+            QTest::qWait(10);
+        }
+        QCOMPARE(m->rowCount(), 450);
+        QCOMPARE(inserted.size(), 2);   // rows 200..399, then 400..449
+        QCOMPARE(inserted.at(0).at(1).toInt(), 200);
+        QCOMPARE(inserted.at(0).at(2).toInt(), 399);
+        QCOMPARE(inserted.at(1).at(1).toInt(), 400);
+        QCOMPARE(inserted.at(1).at(2).toInt(), 449);
+        QVERIFY(QTest::qWaitFor([m] { return !m->isFetching(); }, 10000));
+        QVERIFY(!proxy->canFetchMore({}));
+        // Every entry once, in the catalog's order: key, then version, then id.
+        std::set<QString> ids;
+        QString previous;
+        for (int r = 0; r < m->rowCount(); ++r) {
+            ids.insert(m->index(r, 0).data(ActionsEntryModel::EntryIdRole).toString());
+            const QString key = m->index(r, ActionsEntryModel::Key).data().toString();
+            QVERIFY2(previous.isEmpty() || QString::compare(previous, key) <= 0, qPrintable(previous + " > " + key));
+            previous = key;
+        }
+        QCOMPARE(int(ids.size()), 450);
+        // A re-read (as after a write) keeps the rows loaded so far.
+        QSignalSpy reloaded(doc, &ActionsDocument::reloaded);
+        doc->reload();
+        QVERIFY(reloaded.wait(10000));
+        QCOMPARE(m->rowCount(), 450);
+        QVERIFY(!proxy->canFetchMore({}));
+    }
+
     void partsPaneListsPartsInIndexOrder()
     {
         ServerData s;
@@ -186,14 +253,17 @@ private Q_SLOTS:
         QVERIFY(doc);
         ui::ActionsBrowser* b = doc->browser();
         QAbstractItemModelTester partsTester(b->partsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        // Opening selects the top row (the newest entry) and lists its parts.
+        // Opening selects the top row (the first key in the catalog's key
+        // order, in which pages arrive) and lists its parts.
         QCOMPARE(b->selectedEntries().size(), size_t(1));
-        QCOMPARE(QString::fromStdString(b->selectedEntries()[0].key), QStringLiteral("windows-merge-stalled"));
+        QCOMPARE(QString::fromStdString(b->selectedEntries()[0].key), QStringLiteral("buildkit-unmerged-12-parts"));
         const ui::ActionsPartsModel* p = b->partsModel();
+        QSignalSpy loaded(b, &ui::ActionsBrowser::partsLoaded);
+        // Another entry, then back: the pane follows the current row.
+        b->selectSourceRow(rowOfKey(b->model(), QStringLiteral("windows-merge-stalled")));
+        QVERIFY(loaded.wait(10000));
         QCOMPARE(p->rowCount(), 2);
         QVERIFY2(b->partsHeader()->text().contains(QStringLiteral("2 of 2 claimed parts present")), qPrintable(b->partsHeader()->text()));
-
-        QSignalSpy loaded(b, &ui::ActionsBrowser::partsLoaded);
         b->selectSourceRow(rowOfKey(b->model(), QStringLiteral("buildkit-unmerged-12-parts")));
         QVERIFY(loaded.wait(10000));
         QVERIFY(loaded.last().at(0).toBool());

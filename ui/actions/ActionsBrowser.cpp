@@ -65,6 +65,7 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     top->addWidget(count_);
     layout->addLayout(top);
 
+    model_->setLocation(where_);
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(ActionsEntryModel::SortRole);
     proxy_->setFilterKeyColumn(ActionsEntryModel::Key);
@@ -74,7 +75,8 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     setUpTable(table_);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
-    table_->sortByColumn(ActionsEntryModel::Updated, Qt::DescendingOrder);
+    // The catalog's key order, in which pages arrive; a header click sorts the loaded rows.
+    table_->sortByColumn(-1, Qt::AscendingOrder);
     const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
     auto* header = table_->horizontalHeader();
     header->resizeSection(ActionsEntryModel::Key, 32 * digit);
@@ -116,6 +118,11 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     connect(filterTimer_, &QTimer::timeout, this, [this] {
         proxy_->setFilterFixedString(filter_->text());
         updateCountLabel();
+    });
+    connect(model_, &QAbstractItemModel::rowsInserted, this, &ActionsBrowser::updateCountLabel);
+    connect(model_, &ActionsEntryModel::pageFetched, this, [this](bool ok, const QString& error) {
+        if (!ok)
+            count_->setText(tr("Reading more entries failed: %1").arg(error));
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ActionsBrowser::onCurrentChanged);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ActionsBrowser::selectionChanged);
@@ -198,9 +205,13 @@ void ActionsBrowser::setSnapshot(ActionsSnapshotPtr snapshot)
 void ActionsBrowser::updateCountLabel()
 {
     const QString shown = QLocale().toString(proxy_->rowCount());
-    count_->setText(proxy_->filterRegularExpression().pattern().isEmpty()
-                        ? tr("%1 entries").arg(shown)
-                        : tr("%1 of %2 entries").arg(shown, QLocale().toString(model_->rowCount())));
+    const bool partial = model_->totalEntries() > uint64_t(model_->rowCount());
+    QString text = proxy_->filterRegularExpression().pattern().isEmpty()
+                       ? tr("%1 entries").arg(shown)
+                       : tr("%1 of %2 entries").arg(shown, QLocale().toString(model_->rowCount()));
+    if (partial)
+        text += tr(" (%1 in the catalog; more load as you scroll)").arg(QLocale().toString(qulonglong(model_->totalEntries())));
+    count_->setText(text);
 }
 
 std::vector<cs::actions::ActionsEntry> ActionsBrowser::selectedEntries() const

@@ -85,11 +85,14 @@ std::unique_ptr<cs::actions::ActionsCache> openActionsForWriting(const ActionsDa
     return cs::actions::ActionsCache::open(where.paths, true);
 }
 
-ActionsSnapshot readActionsSnapshot(const ActionsDataLocation& where, cs::Job& job)
+ActionsSnapshot readActionsSnapshot(const ActionsDataLocation& where, cs::Job& job, size_t limit)
 {
     ActionsSnapshot s;
     auto cache = openActionsForReading(where);
-    s.entries = cache->entries(&job);
+    s.totalEntries = cache->entryCount();
+    auto page = cache->entriesPage(std::nullopt, std::max<size_t>(limit, 1), &job);
+    s.entries = std::move(page.entries);
+    s.next = std::move(page.next);
     job.checkCancel();
     s.uploads = cache->uploads();
     s.readAtMs = nowEpochMs();

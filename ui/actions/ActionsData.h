@@ -47,10 +47,18 @@ QString formatEpochMs(std::optional<int64_t> ms);
 QString formatAgeMs(int64_t ms);
 int64_t nowEpochMs();
 
+// Entries are browsed a page at a time in the catalog's key order (keyset
+// paging, cs::actions::EntryCursor): a read holds the first pages, the
+// entries model fetches the rest as the table scrolls.
+constexpr size_t kActionsPageSize = 200;
+
 struct ActionsSnapshot {
-    std::vector<cs::actions::ActionsEntry> entries;
+    std::vector<cs::actions::ActionsEntry> entries;   // the first page(s), in key order
+    std::optional<cs::actions::EntryCursor> next;     // where more entries start; nullopt: these are all
+    uint64_t totalEntries = 0;                        // cache_entries rows at the time of the read
     std::vector<cs::actions::ActionsUpload> uploads;
     int64_t readAtMs = 0;
+    bool complete() const { return !next.has_value(); }
 };
 using ActionsSnapshotPtr = std::shared_ptr<const ActionsSnapshot>;
 
@@ -58,7 +66,7 @@ using ActionsSnapshotPtr = std::shared_ptr<const ActionsSnapshot>;
 std::unique_ptr<cs::actions::ActionsCache> openActionsForReading(const ActionsDataLocation& where);
 // Opens the data for a write the user confirmed (merge, evict, orphans).
 std::unique_ptr<cs::actions::ActionsCache> openActionsForWriting(const ActionsDataLocation& where);
-// Entries and pending uploads in one read.
-ActionsSnapshot readActionsSnapshot(const ActionsDataLocation& where, cs::Job& job);
+// The entry count, the first `limit` entries and the pending uploads in one read.
+ActionsSnapshot readActionsSnapshot(const ActionsDataLocation& where, cs::Job& job, size_t limit = kActionsPageSize);
 
 } // namespace ui

@@ -3,11 +3,14 @@
 #include "core/jobs/Job.h"
 #include "core/util/Units.h"
 #include "ui/actions/ActionsBrowser.h"
+#include "ui/actions/ActionsEntryModel.h"
 #include "ui/actions/ActionsFindingModel.h"
 #include "ui/actions/ActionsUploadModel.h"
 #include "ui/actions/CacheServerDialog.h"
 #include "ui/jobs/JobProgressWidget.h"
 #include "ui/jobs/JobRunner.h"
+
+#include <algorithm>
 
 #include <QDir>
 #include <QFileInfo>
@@ -170,8 +173,12 @@ bool ActionsDocument::isReading() const
 
 void ActionsDocument::reload()
 {
-    readRunner_->start(tr("Reading the cache server's data"), [where = where_](cs::Job& job) {
-        return std::any(ActionsSnapshotPtr(std::make_shared<const ActionsSnapshot>(readActionsSnapshot(where, job))));
+    // As many rows as are loaded now (up to a bound), so a re-read after a
+    // write keeps the rows the user scrolled to and their selection.
+    const size_t limit = std::clamp<size_t>(size_t(browser_->model()->rowCount()), kActionsPageSize, 20 * kActionsPageSize);
+    readRunner_->start(tr("Reading the cache server's data"), [where = where_, limit](cs::Job& job) {
+        return std::any(
+            ActionsSnapshotPtr(std::make_shared<const ActionsSnapshot>(readActionsSnapshot(where, job, limit))));
     });
 }
 
@@ -201,14 +208,17 @@ void ActionsDocument::showSnapshot(ActionsSnapshotPtr snapshot)
         bytes += e.size;
         ++count[int(e.state)];
     }
-    QString text = tr("<b>%1 entries</b>").arg(QLocale().toString(qulonglong(snapshot_->entries.size())));
+    QString text = tr("<b>%1 entries</b>").arg(QLocale().toString(qulonglong(std::max<uint64_t>(snapshot_->totalEntries, snapshot_->entries.size()))));
+    if (!snapshot_->complete())
+        text += tr(" · the first %1 in key order read, more as you scroll").arg(QLocale().toString(qulonglong(snapshot_->entries.size())));
     QStringList states;
     for (EntryState s : {EntryState::PartsDeleted, EntryState::Merged, EntryState::Unmerged, EntryState::MergeStarted})
         if (count[int(s)])
             states << QStringLiteral("%1 %2").arg(count[int(s)]).arg(actionsEntryStateName(s));
     if (!states.isEmpty())
         text += QStringLiteral(" (%1)").arg(states.join(QStringLiteral(", ")));
-    text += tr(" · %1 on disk · ").arg(QString::fromStdString(cs::formatSize(bytes)));
+    text += (snapshot_->complete() ? tr(" · %1 on disk · ") : tr(" · %1 on disk in those · "))
+                .arg(QString::fromStdString(cs::formatSize(bytes)));
     const size_t uploads = snapshot_->uploads.size();
     text += uploads == 1 ? tr("1 pending upload") : tr("%1 pending uploads").arg(uploads);
     text += tr(" · read %1").arg(formatEpochMs(snapshot_->readAtMs));

@@ -101,7 +101,7 @@ void ActionsDocument::updateActionState()
     bool anyMergeable = false;
     for (const auto& e : browser_->selectedEntries())
         anyMergeable = anyMergeable || mergeable(e);
-    const bool hasEntries = snapshot_ && !snapshot_->entries.empty();
+    const bool hasEntries = snapshot_ && (snapshot_->totalEntries > 0 || !snapshot_->entries.empty());
     mergeSelected_->setEnabled(idle && anyMergeable);
     mergeAll_->setEnabled(idle && hasEntries);
     evict_->setEnabled(idle && hasEntries);
@@ -382,10 +382,13 @@ void ActionsDocument::importInto(const QString& storeDir)
     }
     if (all)
         ids.clear();   // every entry, as the core reads them at import time
+    // "All" means every entry of the catalog, also those not loaded yet.
+    const uint64_t count = all ? std::max<uint64_t>(snapshot_->totalEntries, chosen.size()) : chosen.size();
+    const QString size = all && !snapshot_->complete() ? tr("size known once read") : sizeText(bytes);
     const QString text = tr("Import %1 %2 entries (%3) into the %4 store %5?")
                              .arg(all ? tr("all") : tr("the"))
-                             .arg(chosen.size())
-                             .arg(sizeText(bytes), exists ? tr("existing") : tr("new"),
+                             .arg(count)
+                             .arg(size, exists ? tr("existing") : tr("new"),
                                   QDir::toNativeSeparators(target.absolutePath()).toHtmlEscaped())
                          + QStringLiteral("<p>")
                          + tr("The server's data is only read. The entries keep their key and version, go into scope "

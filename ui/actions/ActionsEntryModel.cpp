@@ -1,6 +1,8 @@
 #include "ui/actions/ActionsEntryModel.h"
 
+#include "core/jobs/Job.h"
 #include "core/util/Units.h"
+#include "ui/jobs/JobRunner.h"
 
 #include <QBrush>
 #include <QColor>
@@ -9,36 +11,85 @@
 
 namespace ui {
 
-ActionsEntryModel::ActionsEntryModel(QObject* parent) : QAbstractTableModel(parent) {}
+using PagePtr = std::shared_ptr<cs::actions::ActionsEntryPage>;
+
+ActionsEntryModel::ActionsEntryModel(QObject* parent) : QAbstractTableModel(parent), fetcher_(new JobRunner(this))
+{
+    connect(fetcher_, &JobRunner::finished, this, &ActionsEntryModel::onPage);
+}
+
+void ActionsEntryModel::setLocation(ActionsDataLocation where)
+{
+    where_ = std::move(where);
+}
 
 void ActionsEntryModel::setSnapshot(ActionsSnapshotPtr snapshot)
 {
+    fetcher_->cancel();   // a page of the previous read would not continue this one
     beginResetModel();
     snapshot_ = std::move(snapshot);
+    rows_ = snapshot_ ? snapshot_->entries : std::vector<cs::actions::ActionsEntry>();
+    next_ = snapshot_ ? snapshot_->next : std::nullopt;
     endResetModel();
+}
+
+bool ActionsEntryModel::isFetching() const
+{
+    return fetcher_->isRunning();
+}
+
+bool ActionsEntryModel::canFetchMore(const QModelIndex& parent) const
+{
+    return !parent.isValid() && next_.has_value() && !fetcher_->isRunning();
+}
+
+void ActionsEntryModel::fetchMore(const QModelIndex& parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    fetcher_->start(tr("Reading more entries"), [where = where_, after = *next_](cs::Job& job) {
+        auto cache = openActionsForReading(where);
+        return std::any(std::make_shared<cs::actions::ActionsEntryPage>(cache->entriesPage(after, kActionsPageSize, &job)));
+    });
+}
+
+void ActionsEntryModel::onPage(bool ok, const QString& resultOrError)
+{
+    if (!ok) {
+        if (resultOrError != QLatin1String("cancelled"))
+            Q_EMIT pageFetched(false, resultOrError);
+        return;
+    }
+    const PagePtr page = std::any_cast<PagePtr>(fetcher_->result());
+    next_ = std::move(page->next);
+    if (!page->entries.empty()) {
+        beginInsertRows({}, int(rows_.size()), int(rows_.size() + page->entries.size()) - 1);
+        for (auto& e : page->entries)
+            rows_.push_back(std::move(e));
+        endInsertRows();
+    }
+    Q_EMIT pageFetched(true, QString());
 }
 
 const cs::actions::ActionsEntry* ActionsEntryModel::entryAt(int row) const
 {
-    if (!snapshot_ || row < 0 || size_t(row) >= snapshot_->entries.size())
+    if (row < 0 || size_t(row) >= rows_.size())
         return nullptr;
-    return &snapshot_->entries[size_t(row)];
+    return &rows_[size_t(row)];
 }
 
 int ActionsEntryModel::rowOfId(const QString& id) const
 {
-    if (!snapshot_)
-        return -1;
     const std::string wanted = id.toStdString();
-    for (size_t i = 0; i < snapshot_->entries.size(); ++i)
-        if (snapshot_->entries[i].id == wanted)
+    for (size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].id == wanted)
             return int(i);
     return -1;
 }
 
 int ActionsEntryModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() || !snapshot_ ? 0 : int(snapshot_->entries.size());
+    return parent.isValid() ? 0 : int(rows_.size());
 }
 
 int ActionsEntryModel::columnCount(const QModelIndex& parent) const
@@ -50,7 +101,7 @@ QVariant ActionsEntryModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const cs::actions::ActionsEntry& e = snapshot_->entries[size_t(index.row())];
+    const cs::actions::ActionsEntry& e = rows_[size_t(index.row())];
     const cs::actions::EntryState state = e.state;
     // Damage the operator should see at a glance: a stalled merge, parts
     // deleted without a merged file, a folder that cannot be listed.
