@@ -87,7 +87,7 @@ TreeRegistration regInit("store", "init", [](CLI::App& parent) {
 
 struct PutArgs {
     std::string dir, key, file, version, scope;
-    std::optional<uint64_t> partSize;
+    std::optional<uint64_t> partSize, maxSize;
     int parallel = 4;
     bool noMerge = false, json = false, quiet = false;
 };
@@ -99,7 +99,8 @@ int runPut(const PutArgs& a)
     SignalCancel sc(job);
     TerminalProgress progress(job, regularFileSize(a.file), a.quiet);
     job.start();
-    EntryRow e = store->putFile(a.key, a.file, job, a.version, a.scope, a.partSize.value_or(1 << 20), a.parallel);
+    EntryRow e = store->putFile(a.key, a.file, job, a.version, a.scope, a.partSize.value_or(1 << 20), a.parallel,
+                                a.maxSize);
     MergeResult m;
     if (!a.noMerge) {
         m = store->merge(e.id, job);
@@ -125,14 +126,18 @@ int runPut(const PutArgs& a)
 TreeRegistration regPut("store", "put", [](CLI::App& parent) {
     auto* c = parent.add_subcommand("put", "Upload FILE as KEY in parts, commit it, then merge it");
     c->footer("Parts of --part-size written in shuffled order from --parallel threads, like a build tool; then "
-              "commit, then merge unless --no-merge. Re-putting the same key, version and scope replaces the entry.");
+              "commit, then merge unless --no-merge. Re-putting the same key, version and scope replaces the entry. "
+              "FILE - (standard input), a pipe, FIFO or character device is streamed in order, one part in memory; "
+              "an empty stream stores nothing (exit 1).");
     auto a = std::make_shared<PutArgs>();
     addPath(c, "DIR", a->dir, "Store folder");
     addPath(c, "KEY", a->key, "Cache key (up to 4 KiB)");
-    addPath(c, "FILE", a->file, "File to store");
+    addPath(c, "FILE", a->file, "File to store, or - for standard input");
     addVersionScope(c, a->version, a->scope);
     addSizeOption(c, "part-size", a->partSize, "Part size (default 1MiB)", 1);
     c->add_option("--parallel", a->parallel, "Upload threads (default 4, 1..256)")->type_name("N")->check(range(1, 256));
+    addSizeOption(c, "max-size", a->maxSize,
+                  "Refuse input larger than this, storing nothing (default 16GiB for a stream, none for a file; 0: none)", 0);
     c->add_flag("--no-merge", a->noMerge, "Leave the entry unmerged (parts only)");
     c->add_flag("--json", a->json, "Machine-readable output");
     addQuiet(c, a->quiet);
@@ -240,7 +245,7 @@ TreeRegistration regGet("store", "get", [](CLI::App& parent) {
     auto a = std::make_shared<GetArgs>();
     addPath(c, "DIR", a->dir, "Store folder");
     addPath(c, "KEY", a->key, "Cache key");
-    addPath(c, "OUT", a->out, "Output file (replaced atomically)");
+    addPath(c, "OUT", a->out, "Output file (replaced atomically), or - for standard output");
     addRepeatable(c, "restore-key", a->restoreKeys, "K", "Fallback key or prefix (repeatable)");
     addVersionScope(c, a->version, a->scope);
     c->add_option("--threads", a->threads, "Decode threads (default: all cores)")->type_name("N")->check(range(0, 256));

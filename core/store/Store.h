@@ -72,6 +72,7 @@
 #include <vector>
 
 namespace cs {
+class File;
 class Job;
 namespace pack { class Pack; }
 }
@@ -80,6 +81,9 @@ namespace cs::store {
 
 constexpr size_t kMaxKeyBytes = 4096;
 constexpr size_t kMaxPartBytes = size_t(256) << 20;   // a part larger than this is refused
+// Default bound of putFile on a stream: larger input is refused unless the
+// caller raises it, so endless input (a /dev/zero) cannot fill the disk.
+constexpr uint64_t kMaxStreamBytes = uint64_t(16) << 30;
 constexpr int kCompressionLevel = 3;
 
 enum class EntryState { Uploading, Unmerged, Merged };
@@ -290,8 +294,17 @@ public:
     void abortUpload(int64_t uploadId);
     // Convenience: reserve, cut the file into parts of partSize, upload them in
     // shuffled order from `threads` threads, commit.
+    // A path that is not a regular file ("-", /dev/stdin, a pipe, FIFO or
+    // character device) is streamed instead: read in order, each part
+    // written as soon as it is full, so memory holds one part whatever the
+    // size. A stream that gives no byte stores nothing (an error); one that
+    // goes past maxBytes is an error that stores nothing. maxBytes unset:
+    // kMaxStreamBytes for streams, no limit for regular files; set: the
+    // limit for both (0 = none). A failure or cancel aborts the upload (no
+    // row, no parts left).
     EntryRow putFile(const std::string& key, const std::string& path, Job& job, const std::string& version = {},
-                     const std::string& scope = {}, uint64_t partSize = 1 << 20, int threads = 4);
+                     const std::string& scope = {}, uint64_t partSize = 1 << 20, int threads = 4,
+                     std::optional<uint64_t> maxBytes = {});
 
     // ---- Merge ----
     MergeResult merge(int64_t entryId, Job& job);
@@ -355,6 +368,8 @@ public:
 
 private:
     explicit Store(std::unique_ptr<Impl> impl);
+    EntryRow putStream(const std::string& key, File& in, Job& job, const std::string& version,
+                       const std::string& scope, uint64_t partSize, uint64_t maxBytes);
     std::unique_ptr<Impl> d;
 };
 

@@ -51,12 +51,18 @@ StoreLayout StoreLayout::create(const std::string& dir) { return StoreLayout(Fol
 
 std::string StoreLayout::catalogPath() const
 {
-    const Folder::Kind k = root_.kindOf(kCatalog);
-    if (k == Folder::Kind::Link)
-        fail(root_.pathOf(kCatalog), "is a symbolic link, and cachescope never follows links inside a store "
-                                     "(put the real catalog there)");
-    if (k != Folder::Kind::File && k != Folder::Kind::Missing)
-        fail(root_.pathOf(kCatalog), "is not a regular file");
+    // SQLite opens these by name, following links: check them first. (A
+    // link planted between this check and SQLite's open needs write access
+    // to the store folder, which owns the store anyway.)
+    for (const std::string name : {std::string(kCatalog), std::string(kCatalog) + "-wal",
+                                   std::string(kCatalog) + "-shm", std::string(kCatalog) + "-journal"}) {
+        const Folder::Kind k = root_.kindOf(name);
+        if (k == Folder::Kind::Link)
+            fail(root_.pathOf(name), "is a symbolic link, and cachescope never follows links inside a store "
+                                     "(put the real file there, or remove the link)");
+        if (k != Folder::Kind::File && k != Folder::Kind::Missing)
+            fail(root_.pathOf(name), "is not a regular file");
+    }
     return root_.pathOf(kCatalog);
 }
 

@@ -6,8 +6,14 @@
 #include "core/util/Crc32c.h"
 #include "core/util/Error.h"
 #include "core/util/File.h"
+#include "core/util/Units.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
@@ -196,13 +202,117 @@ void Store::abortUpload(int64_t id)
     tx.commit();
 }
 
+namespace {
+
+bool isStdinName(const std::string& path)
+{
+    return path == "-" || path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0";
+}
+
+File openInput(const std::string& path)
+{
+    if (!isStdinName(path))
+        return File::openRead(path);
+    const int fd = ::fcntl(0, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        failErrno("standard input", "is not open");
+    return File::adopt(fd, "standard input");
+}
+
+[[noreturn]] void failTooLarge(const std::string& path, uint64_t maxBytes)
+{
+    fail(path, "is larger than the " + formatSize(maxBytes) + " limit (--max-size); nothing was stored");
+}
+
+// Reads what the stream has (0 at its end), waking every 200 ms to see a
+// cancel: a pipe or terminal with no data would otherwise hold a Ctrl-C
+// until its next byte.
+size_t readStream(File& in, void* buf, size_t size, Job& job)
+{
+    for (;;) {
+        job.checkCancel();
+        pollfd p{in.fd(), POLLIN, 0};
+        const int r = ::poll(&p, 1, 200);
+        if (r < 0 && errno != EINTR)
+            failErrno(in.path(), "cannot wait for input");
+        if (r > 0)
+            return in.readSome(buf, size);   // data, or 0 at the end (POLLHUP)
+    }
+}
+
+void abortQuietly(Store& store, int64_t id)
+{
+    // The upload's own error is the one to report; a failed abort leaves
+    // a stale upload for fsck --repair.
+    try {
+        store.abortUpload(id);
+    } catch (const std::exception&) {
+    }
+}
+
+} // namespace
+
+EntryRow Store::putStream(const std::string& key, File& in, Job& job, const std::string& version,
+                          const std::string& scope, uint64_t partSize, uint64_t maxBytes)
+{
+    const int64_t id = reserve(key, version, scope);
+    try {
+        // One part in memory: filled from the stream, written, reused.
+        std::vector<char> buf(static_cast<size_t>(partSize));
+        uint32_t parts = 0;
+        uint64_t total = 0;
+        bool end = false;
+        while (!end) {
+            size_t filled = 0;
+            while (filled < buf.size()) {
+                const size_t n = readStream(in, buf.data() + filled, buf.size() - filled, job);
+                if (n == 0) {
+                    end = true;
+                    break;
+                }
+                filled += n;
+                if (maxBytes && total + filled > maxBytes)
+                    failTooLarge(in.path(), maxBytes);
+            }
+            if (filled == 0)
+                break;
+            if (parts >= 100000000u - 1)
+                fail(in.path(), "needs more than 100000000 parts; use a larger part size");
+            writePart(id, parts++, buf.data(), filled);
+            total += filled;
+            job.setStepProgress(0.0, formatSize(total) + " received");
+        }
+        if (total == 0)
+            fail(in.path(), "gave no bytes (an empty or closed stream); nothing was stored");
+        job.setStepProgress(1.0);
+        job.checkCancel();
+        return commit(id, parts);
+    } catch (...) {
+        abortQuietly(*this, id);
+        throw;
+    }
+}
+
 EntryRow Store::putFile(const std::string& key, const std::string& path, Job& job, const std::string& version,
-                        const std::string& scope, uint64_t partSize, int threads)
+                        const std::string& scope, uint64_t partSize, int threads, std::optional<uint64_t> maxBytesOption)
 {
     if (partSize == 0 || partSize > kMaxPartBytes)
         throw Error("part size " + std::to_string(partSize) + " is outside 1 byte .. 256 MiB");
-    File in = File::openRead(path);
-    const uint64_t size = in.size();
+    File in = openInput(path);
+    struct stat st {};
+    if (::fstat(in.fd(), &st) != 0)
+        failErrno(in.path(), "cannot stat");
+    if (S_ISDIR(st.st_mode))
+        fail(in.path(), "is a folder, not a file");
+    // What cannot seek, or tells no size (a pipe, FIFO, terminal, character
+    // device): read in order. Its size would read as 0: storing that as an
+    // empty entry lost the data (issue 9).
+    if (!S_ISREG(st.st_mode))
+        return putStream(key, in, job, version, scope, partSize, maxBytesOption.value_or(kMaxStreamBytes));
+    const uint64_t maxBytes = maxBytesOption.value_or(0);
+    const uint64_t size = uint64_t(st.st_size);
+    if (maxBytes && size > maxBytes)
+        failTooLarge(path, maxBytes);
     const uint64_t count64 = (size + partSize - 1) / partSize;
     if (count64 >= 100000000u)
         fail(path, "would need " + std::to_string(count64) + " parts; use a larger part size");
@@ -265,12 +375,7 @@ EntryRow Store::putFile(const std::string& key, const std::string& path, Job& jo
         job.checkCancel();
         return commit(id, count);
     } catch (...) {
-        // The upload's own error is the one to report; a failed abort leaves
-        // a stale upload for fsck --repair.
-        try {
-            abortUpload(id);
-        } catch (const std::exception&) {
-        }
+        abortQuietly(*this, id);
         throw;
     }
 }

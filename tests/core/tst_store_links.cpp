@@ -206,6 +206,26 @@ private slots:
         QVERIFY2(err.find(catalog.toStdString() + ": is a symbolic link") != std::string::npos, err.c_str());
     }
 
+    // SQLite would follow a link at the WAL's name and write through it.
+    void linkedCatalogWalIsRefused()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.filePath("s").toStdString();
+        Store::init(dir).reset();
+        const QString victim = tmp.filePath("victim");
+        QVERIFY(testsupport::writeFile(victim, "precious"));
+        for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+            const QString side = QString::fromStdString(dir + "/catalog.db") + suffix;
+            QFile::remove(side);
+            QVERIFY(QFile::link(victim, side));
+            const std::string err = errorOf([&] { Store::open(dir); });
+            QVERIFY2(err.find(side.toStdString() + ": is a symbolic link") != std::string::npos, err.c_str());
+            QCOMPARE(testsupport::readFile(victim), QByteArray("precious"));
+            QVERIFY(QFile::remove(side));
+        }
+        Store::open(dir).reset();   // without the links it opens
+    }
+
     // fsck --repair: an orphaned part folder that is a link goes as a link.
     void orphanRepairRemovesTheLinkOnly()
     {
