@@ -1,6 +1,7 @@
 #include "core/gc/EntriesReaching.h"
 
 #include "core/pack/Pack.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 
 #include <sqlite3.h>
@@ -127,8 +128,9 @@ EntriesReaching entriesReaching(const std::string& storeDir, uint64_t objectOffs
 {
     EntriesReaching out;
     out.objectOffset = objectOffset;
-    auto pack = pack::Pack::open(storeDir + "/pack", false);
-    Catalog catalog(storeDir + "/catalog.db");
+    const store::StoreLayout layout = store::StoreLayout::open(storeDir);   // no links followed
+    auto pack = pack::Pack::open(layout.packFolder(false), false);
+    Catalog catalog(layout.catalogPath());
     catalog.query(objectOffset);
     TreeSearch search(*pack, objectOffset);
     ReachingEntry e;

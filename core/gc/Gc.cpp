@@ -8,6 +8,7 @@
 #include "core/gc/ReachabilityWalk.h"
 #include "core/gc/StepMeter.h"
 #include "core/pack/Pack.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "core/util/KillPoint.h"
 
@@ -18,9 +19,6 @@
 #include <unistd.h>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-
-namespace fs = std::filesystem;
 
 namespace cs::gc {
 
@@ -72,10 +70,13 @@ uint64_t totalBytes(const std::vector<PackRange>& ranges)
     return t;
 }
 
-void removeQuietly(const std::string& path)
+// Through the pack's folder: a link there goes itself, never its target.
+void removeQuietly(const Folder& folder, const std::string& name)
 {
-    std::error_code ec;
-    fs::remove(path, ec);
+    try {
+        folder.unlink(name);
+    } catch (const Error&) {
+    }
 }
 
 bool recoverLocked(GcCatalog& catalog, pack::Pack& pack)
@@ -115,7 +116,7 @@ public:
             if (swapped_)
                 throw; // the new generation is current: keep it
             for (const auto& f : newFiles_)
-                removeQuietly(f);
+                removeQuietly(pack_.folder(), f);
             const bool cancelled = dynamic_cast<const Cancelled*>(&e) != nullptr;
             st.status = cancelled ? "cancelled" : "failed";
             if (!cancelled)
@@ -189,7 +190,15 @@ private:
         hook("open");
     }
 
-    std::string newPath(std::string (*name)(uint64_t)) const { return pack_.filePath(name(result_.stats.generation)); }
+    // The new generation's files are created in the pack's folder without
+    // following links (Folder adds O_NOFOLLOW): a link planted at N+1.suffix
+    // is an error, never a way to truncate or write the file it points at.
+    std::string newName(std::string (*name)(uint64_t)) const { return name(result_.stats.generation); }
+    File createNew(const std::string& name, int flags)
+    {
+        newFiles_.push_back(name);
+        return pack_.folder().openFile(name, flags | O_CREAT | O_TRUNC);
+    }
 
     void traverse()
     {
@@ -244,12 +253,9 @@ private:
     // mapping records come out of it in walk order.
     void startPrefix()
     {
-        mappingPath_ = newPath(pack::mappingFileName);
-        newFiles_.push_back(mappingPath_);
-        builder_ = std::make_unique<MappingBuilder>(mappingPath_);
-        const std::string prefixPath = newPath(pack::prefixFileName);
-        newFiles_.push_back(prefixPath);
-        prefixOut_.emplace(File::create(prefixPath));
+        mappingName_ = newName(pack::mappingFileName);
+        builder_ = std::make_unique<MappingBuilder>(createNew(mappingName_, O_RDWR));
+        prefixOut_.emplace(createNew(newName(pack::prefixFileName), O_WRONLY));
         prefix_ = std::make_unique<PrefixWriter>(
             *prefixOut_, *builder_, size_t(bufferBytes(opt_.copyBufferBytes)),
             [this](uint64_t offset, uint8_t* dst, uint64_t n) { reader_->readSpan(offset, dst, n); },
@@ -309,7 +315,7 @@ private:
         StepMeter meter("write mapping");
         records_ = builder_->finish();
         builder_.reset();
-        mapping_ = pack::MappingFile::open(mappingPath_, records_);
+        mapping_ = pack::MappingFile::open(pack_.folder().openRead(mappingName_), records_);
         result_.stats.steps.push_back(meter.finish());
         job_.checkCancel();
         hook("write mapping");
@@ -351,10 +357,7 @@ private:
         auto& st = result_.stats;
         job_.beginStep(4, "switching to generation " + std::to_string(st.generation));
         StepMeter meter("swap");
-        const std::string suffixPath = newPath(pack::suffixFileName);
-        newFiles_.push_back(suffixPath);
-        File out = File::openReadWrite(suffixPath);
-        out.truncate(0);
+        File out = createNew(newName(pack::suffixFileName), O_RDWR);
         // Objects appended after the split stay: most of them are copied while
         // appends go on, only what arrives meanwhile is copied with appends blocked.
         const uint64_t base = split_ - old_->control.split;
@@ -394,7 +397,7 @@ private:
             c.split = split_;
             c.prefixBytes = st.liveBytes;
             c.mappingRecords = records_;
-            c.writeAtomic(pack_.filePath("control"));
+            c.writeAtomic(pack_.folder());
             swapped_ = true;
             pack_.reload();
         }
@@ -411,10 +414,10 @@ private:
         StepMeter meter("cleanup");
         const uint64_t g = st.generationBefore;
         // Readers holding generation g keep their open files readable.
-        removeQuietly(pack_.filePath(pack::suffixFileName(g)));
-        removeQuietly(pack_.filePath(pack::prefixFileName(g)));
-        removeQuietly(pack_.filePath(pack::mappingFileName(g)));
-        syncDirectory(pack_.dir());
+        removeQuietly(pack_.folder(), pack::suffixFileName(g));
+        removeQuietly(pack_.folder(), pack::prefixFileName(g));
+        removeQuietly(pack_.folder(), pack::mappingFileName(g));
+        pack_.folder().sync();
         hook("cleanup");
         const auto sizes = pack_.sizes();
         st.after = {sizes.suffixBytes, sizes.prefixBytes, sizes.mappingBytes};
@@ -446,7 +449,7 @@ private:
     std::shared_ptr<const pack::Generation> old_;
     std::unique_ptr<GenerationReader> reader_;
     std::unique_ptr<MappingBuilder> builder_;
-    std::string mappingPath_;
+    std::string mappingName_;
     pack::MappingFile mapping_;
     uint64_t records_ = 0;
     uint64_t presentBytes_ = 0;
@@ -466,10 +469,13 @@ GcResult collectGarbage(pack::Pack& pack, const GcOptions& options, Job& job)
 
 GcResult collectStoreGarbage(const std::string& storeDir, const GcOptions& options, Job& job)
 {
-    auto pack = pack::Pack::open(storeDir + "/pack", false);
+    // Every path of the store through its layout: a linked pack/ or
+    // catalog.db (or -wal, -shm, -journal) is refused, never followed.
+    const store::StoreLayout layout = store::StoreLayout::open(storeDir);
+    auto pack = pack::Pack::open(layout.packFolder(false), false);
     GcOptions o = options;
-    if (o.catalogPath.empty() && fs::exists(storeDir + "/catalog.db"))
-        o.catalogPath = storeDir + "/catalog.db";
+    if (o.catalogPath.empty() && layout.root().kindOf(store::StoreLayout::kCatalog) != Folder::Kind::Missing)
+        o.catalogPath = layout.catalogPath();
     return collectGarbage(*pack, o, job);
 }
 

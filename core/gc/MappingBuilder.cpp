@@ -10,7 +10,9 @@ namespace cs::gc {
 
 using pack::kMappingRecordSize;
 
-MappingBuilder::MappingBuilder(const std::string& path) : file_(File::openReadWrite(path))
+MappingBuilder::MappingBuilder(const std::string& path) : MappingBuilder(File::openReadWrite(path)) {}
+
+MappingBuilder::MappingBuilder(File file) : file_(std::move(file))
 {
     file_.truncate(0);
 }

@@ -19,6 +19,7 @@ namespace cs::gc {
 class MappingBuilder {
 public:
     explicit MappingBuilder(const std::string& path);
+    explicit MappingBuilder(File file);   // an open, writable file (emptied first)
     void add(uint64_t offset, uint64_t prefixOffset, uint64_t length); // decreasing offsets
     // Reverses into increasing order, fsyncs, closes. Returns the record count.
     // liveBytes() is the sum of the records' lengths.
