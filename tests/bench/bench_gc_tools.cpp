@@ -1,0 +1,309 @@
+// GC side by side with the tools people use (issue 11, target 4): the same
+// 150 entries of 8 MiB (each 4 MiB of log-like text, then 4 MiB of random
+// bytes) stored three ways, the same half (every odd entry) forgotten, then
+// the space reclaimed:
+//
+//   ours:   `cachescope-cli store put` (merged) per entry, `store evict --key`
+//           of the odd ones, measured: `store gc`;
+//   restic: one `restic backup` (repository v2, zstd) snapshot per entry,
+//           `restic forget` of the odd snapshots, measured: `restic prune`;
+//   borg:   one `borg create --compression zstd,3` archive per entry,
+//           `borg delete` of the odd archives, measured: `borg compact`;
+//   baseline: `cp` of our live bytes (the new prefix GC wrote) to a new
+//           file, then `sync FILE`.
+//
+// The stores are built once; every repetition starts from a copy of each
+// (repository and cache), after a `sync`. Every measured command is a fresh
+// process: wall from spawn to exit, cpu and peak RSS from wait4; bytes
+// reclaimed = the folder's size before - after. Medians of the repetitions.
+//
+//   bench_gc_tools [--dir DIR] [--entries 150] [--mib 8] [--reps 5]
+#include "core/util/Error.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Run {
+    double wall = 0, cpu = 0, rssMiB = 0, reclaimedMiB = 0;
+};
+
+// Runs argv with extra environment variables; stdout to outPath (or
+// /dev/null). Throws when it fails.
+Run spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
+          const std::string& outPath = {})
+{
+    std::vector<char*> args;
+    for (const auto& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    std::vector<std::string> envStrings;
+    for (char** e = environ; *e; ++e)
+        envStrings.emplace_back(*e);
+    envStrings.insert(envStrings.end(), env.begin(), env.end());
+    std::vector<char*> envp;
+    for (auto& e : envStrings)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, outPath.empty() ? "/dev/null" : outPath.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    const auto t0 = Clock::now();
+    if (posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), envp.data()) != 0)
+        throw cs::Error("cannot start " + argv[0]);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    struct rusage ru {};
+    ::wait4(pid, &status, 0, &ru);
+    Run r;
+    r.wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::string cmd;
+        for (const auto& a : argv)
+            cmd += (cmd.empty() ? "" : " ") + a;
+        throw cs::Error("command failed (status " + std::to_string(status) + "): " + cmd.substr(0, 300));
+    }
+    r.cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    r.rssMiB = double(ru.ru_maxrss) / 1024.0;
+    return r;
+}
+
+uint64_t folderBytes(const std::string& dir)
+{
+    uint64_t n = 0;
+    for (const auto& f : fs::recursive_directory_iterator(dir))
+        if (f.is_regular_file())
+            n += f.file_size();
+    return n;
+}
+
+void copyTree(const std::string& from, const std::string& to)
+{
+    fs::remove_all(to);
+    spawn({"cp", "-a", from, to});
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+std::string loadavg()
+{
+    std::ifstream f("/proc/loadavg");
+    std::string a, b, c;
+    f >> a >> b >> c;
+    return a + " " + b + " " + c;
+}
+
+std::string entryName(int i)
+{
+    char b[16];
+    std::snprintf(b, sizeof b, "e%03d", i);
+    return b;
+}
+
+void writeEntry(const std::string& path, size_t bytes, uint64_t seed)
+{
+    static const char* words[] = {"INFO", "compile", "link", "src/main.cpp", "warning:", "cache", "hit", "miss",
+                                  "target", "ms", "objects", "done", "[1/42]", "gcc", "-O2", "ok"};
+    std::mt19937_64 rng(seed);
+    std::string s;
+    s.reserve(bytes);
+    while (s.size() < bytes / 2) {
+        s += words[rng() % 16];
+        s += (rng() % 12 == 0) ? '\n' : ' ';
+    }
+    s.resize(bytes / 2);
+    while (s.size() < bytes) {
+        const uint64_t v = rng();
+        s.append(reinterpret_cast<const char*>(&v), 8);
+    }
+    s.resize(bytes);
+    std::ofstream(path, std::ios::binary).write(s.data(), std::streamsize(s.size()));
+}
+
+// The snapshot id restic printed in its JSON summary.
+std::string resticSnapshotId(const std::string& jsonOut)
+{
+    std::ifstream f(jsonOut);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string s = ss.str();
+    const std::string key = "\"snapshot_id\":\"";
+    const auto p = s.rfind(key);
+    if (p == std::string::npos)
+        throw cs::Error("restic backup printed no snapshot id");
+    return s.substr(p + key.size(), s.find('"', p + key.size()) - p - key.size());
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string base = "/dev/shm/cachescope-bench-gc-tools";
+    int entries = 150, reps = 5;
+    size_t mib = 8;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i], v = argv[i + 1];
+        if (a == "--dir") base = v;
+        else if (a == "--entries") entries = std::max(2, std::atoi(v.c_str()));
+        else if (a == "--mib") mib = size_t(std::max(1, std::atoi(v.c_str())));
+        else if (a == "--reps") reps = std::max(1, std::atoi(v.c_str()));
+        else {
+            std::fprintf(stderr, "usage: bench_gc_tools [--dir DIR] [--entries 150] [--mib 8] [--reps 5]\n");
+            return 2;
+        }
+    }
+    const std::string cli = CACHESCOPE_CLI;
+    const std::vector<std::string> resticEnv = {"RESTIC_PASSWORD=bench", "RESTIC_CACHE_DIR=" + base + "/restic-cache"};
+    const std::vector<std::string> borgEnv = {"BORG_PASSPHRASE=", "BORG_UNKNOWN_UNENCRYPTED_REPO_ACCESS_IS_OK=yes",
+                                              "BORG_CACHE_DIR=" + base + "/borg-cache",
+                                              "BORG_CONFIG_DIR=" + base + "/borg-config",
+                                              "BORG_SECURITY_DIR=" + base + "/borg-security"};
+    try {
+        fs::remove_all(base);
+        fs::create_directories(base + "/data");
+        for (const std::string d : {"restic-cache", "borg-cache", "borg-config", "borg-security"})
+            fs::create_directories(base + "/" + d);
+        std::printf("bench_gc_tools: %d entries of %zu MiB (half text, half random), every odd one forgotten; "
+                    "files in %s\n", entries, mib, base.c_str());
+        std::fflush(stdout);
+        std::vector<std::string> files;
+        for (int i = 0; i < entries; ++i) {
+            files.push_back(base + "/data/" + entryName(i));
+            writeEntry(files.back(), mib << 20, uint64_t(i) + 1);
+        }
+        // Ours.
+        const std::string store = base + "/store";
+        spawn({cli, "store", "init", store});
+        for (int i = 0; i < entries; ++i)
+            spawn({cli, "store", "put", store, entryName(i), files[size_t(i)], "-q"});
+        std::vector<std::string> evict = {cli, "store", "evict", store};
+        for (int i = 1; i < entries; i += 2) {
+            evict.push_back("--key");
+            evict.push_back(entryName(i));
+        }
+        spawn(evict);
+        // restic: one snapshot per entry.
+        const std::string restic = base + "/restic";
+        std::vector<std::string> a = {"restic", "-r", restic, "init", "-q", "--repository-version", "2"};
+        spawn(a, resticEnv);
+        std::vector<std::string> forget = {"restic", "-r", restic, "forget", "-q"};
+        for (int i = 0; i < entries; ++i) {
+            const std::string out = base + "/restic.json";
+            spawn({"restic", "-r", restic, "backup", "--json", "--tag", entryName(i), files[size_t(i)]}, resticEnv, out);
+            if (i % 2)
+                forget.push_back(resticSnapshotId(out));
+        }
+        spawn(forget, resticEnv);
+        // borg: one archive per entry.
+        const std::string borg = base + "/borg";
+        spawn({"borg", "init", "-e", "none", borg}, borgEnv);
+        std::vector<std::string> del = {"borg", "delete", borg};
+        for (int i = 0; i < entries; ++i) {
+            spawn({"borg", "create", "--compression", "zstd,3", borg + "::" + entryName(i), files[size_t(i)]}, borgEnv);
+            if (i % 2)
+                del.push_back(entryName(i));
+        }
+        spawn(del, borgEnv);
+        for (const std::string d : {"store", "restic", "restic-cache", "borg", "borg-cache", "borg-config", "borg-security"})
+            fs::rename(base + "/" + d, base + "/" + d + ".orig");
+
+        std::map<std::string, std::vector<Run>> runs;
+        const std::vector<std::string> order = {"cp + sync of the live bytes", "store gc", "restic prune",
+                                                "borg compact"};
+        std::map<std::string, uint64_t> sizeBefore, sizeAfter;
+        for (int rep = 0; rep < reps; ++rep) {
+            for (const std::string d :
+                 {"store", "restic", "restic-cache", "borg", "borg-cache", "borg-config", "borg-security"})
+                copyTree(base + "/" + d + ".orig", base + "/" + d);
+            spawn({"sync"});
+            auto measure = [&](const std::string& name, const std::string& dir, const std::vector<std::string>& cmd,
+                               const std::vector<std::string>& env) {
+                const uint64_t before = folderBytes(dir);
+                Run r = spawn(cmd, env);
+                const uint64_t after = folderBytes(dir);
+                r.reclaimedMiB = (double(before) - double(after)) / double(1 << 20);
+                runs[name].push_back(r);
+                sizeBefore[name] = before;
+                sizeAfter[name] = after;
+            };
+            // The tools in a rotating order; cp needs our GC's prefix first.
+            std::vector<std::function<void()>> fns = {
+                [&] { measure("store gc", store, {cli, "store", "gc", store, "--quiet"}, {}); },
+                [&] { measure("restic prune", restic, {"restic", "-r", restic, "prune", "-q"}, resticEnv); },
+                [&] { measure("borg compact", borg, {"borg", "compact", borg}, borgEnv); },
+            };
+            for (size_t i = 0; i < fns.size(); ++i)
+                fns[(i + size_t(rep)) % fns.size()]();
+            std::string prefix;
+            for (const auto& f : fs::directory_iterator(store + "/pack"))
+                if (f.path().extension() == ".prefix")
+                    prefix = f.path().string();
+            if (prefix.empty())
+                throw cs::Error("store gc wrote no prefix");
+            const std::string copy = base + "/live-copy";
+            fs::remove(copy);
+            spawn({"sync"});
+            Run r = spawn({"sh", "-c", "cp '" + prefix + "' '" + copy + "' && sync '" + copy + "'"});
+            r.reclaimedMiB = 0;
+            runs["cp + sync of the live bytes"].push_back(r);
+            sizeAfter["cp + sync of the live bytes"] = fs::file_size(copy);
+            fs::remove(copy);
+        }
+        std::printf("\nload average %s; medians of %d\n", loadavg().c_str(), reps);
+        std::printf("  %-30s %8s %8s %10s %12s %12s %12s %8s\n", "", "wall s", "cpu s", "peak RSS", "before MiB",
+                    "after MiB", "reclaimed", "vs cp");
+        const double cpWall = median([&] {
+            std::vector<double> v;
+            for (const auto& r : runs[order[0]])
+                v.push_back(r.wall);
+            return v;
+        }());
+        for (const auto& name : order) {
+            std::vector<double> w, c, m, rec;
+            for (const auto& r : runs[name]) {
+                w.push_back(r.wall);
+                c.push_back(r.cpu);
+                m.push_back(r.rssMiB);
+                rec.push_back(r.reclaimedMiB);
+            }
+            std::printf("  %-30s %8.3f %8.3f %9.1fM %12.1f %12.1f %11.1fM %7.2fx\n", name.c_str(), median(w),
+                        median(c), median(m), double(sizeBefore[name]) / double(1 << 20),
+                        double(sizeAfter[name]) / double(1 << 20), median(rec), median(w) / cpWall);
+        }
+        std::printf("  (vs cp = this wall / cp + sync wall: the target for store gc is <= 2x)\n");
+        fs::remove_all(base);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_gc_tools: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
