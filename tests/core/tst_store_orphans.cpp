@@ -474,7 +474,10 @@ private slots:
         for (const auto& path : orphans)
             QVERIFY2(removed.count(path) || liveFolders.count(path), qPrintable(path));
         QVERIFY(liveFolders.count(*orphans.rbegin()));
-        QVERIFY(!removed.empty());
+        // No "something was removed" check: under load the uploader's reserves
+        // can take back every orphan id before the first repair runs, and then
+        // there is rightly nothing to remove. The loop above already demands
+        // that each orphan was removed or reused.
         std::set<QString> folders;
         for (const auto& name : QDir(f.dir + "/parts").entryList(QDir::AllEntries | QDir::NoDotAndDotDot))
             folders.insert(f.dir + "/parts/" + name);
