@@ -1,5 +1,6 @@
 #include "core/actions-cache/ActionsReport.h"
 
+#include "core/util/Escape.h"
 #include "core/util/Units.h"
 
 #include <cstdio>
@@ -14,22 +15,14 @@ Json optMs(const std::optional<int64_t>& v)
     return v ? Json(static_cast<long long>(*v)) : Json();
 }
 
-// Keys and paths come from the server's rows: control characters would
-// rewrite the terminal, so human output shows them as \xNN.
+// Keys, ids, paths and messages quoting them come from the server's rows
+// (anyone who can upload to the cache chooses a key): human output shows
+// every control character, invalid UTF-8 byte and bidi override escaped
+// (cs::escapeControl, the one place that decides), so a key cannot forge a
+// line or reach the terminal as an escape sequence. JSON keeps the bytes.
 std::string printable(const std::string& s)
 {
-    std::string out;
-    out.reserve(s.size());
-    for (const unsigned char c : s) {
-        if (c < 0x20 || c == 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", c);
-            out += buf;
-        } else {
-            out += char(c);
-        }
-    }
-    return out;
+    return escapeControl(s);
 }
 
 std::string when(const std::optional<int64_t>& ms)
@@ -213,7 +206,7 @@ std::string mergeText(const std::vector<ActionsMergeResult>& results, bool writt
     for (const auto& r : results) {
         if (r.error) {
             ++refused;
-            t += "cannot merge '" + printable(r.key) + "' (" + r.id + "): " + printable(r.action) + "\n";
+            t += "cannot merge '" + printable(r.key) + "' (" + printable(r.id) + "): " + printable(r.action) + "\n";
         } else {
             ++work;
             t += std::string(written ? "done: " : "would ") + printable(r.action) + " for '" + printable(r.key) + "' ("

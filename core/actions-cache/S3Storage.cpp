@@ -87,8 +87,10 @@ public:
     S3Storage(const remote::S3Config& config, Job* job) : s3_(config)
     {
         root_ = config.prefix.empty() ? std::string(kServerKeyPrefix) : config.prefix;
-        // The bucket must exist: one cheap listing says so (and checks the credentials).
-        s3_.list(root_ + "/", [](const remote::S3Page&) {}, job, 1);
+        // The bucket must exist: one request for one key says so (and checks
+        // the credentials). Only the first page: a walk of max-keys=1 pages
+        // cost one request per object (100,000 requests to open a bucket).
+        s3_.listFirst(root_ + "/", 1, job);
     }
 
     std::string describe() const override { return "s3://" + s3_.config().bucket + "/" + root_; }

@@ -401,34 +401,47 @@ S3Client::Response S3Client::perform(Request& req, Job* job)
     }
 }
 
+S3Page S3Client::listPage(const std::string& keyPrefix, std::string& token, int maxKeys, Job* job)
+{
+    Request req;
+    req.query = {{"list-type", "2"}, {"max-keys", std::to_string(maxKeys)}, {"prefix", keyPrefix}};
+    if (!token.empty())
+        req.query.push_back({"continuation-token", token});
+    const Response res = perform(req, job);
+    S3Page page;
+    for (std::string_view c : xml::elements(res.body, "Contents")) {
+        S3Object o;
+        o.key = xml::firstText(c, "Key").value_or("");
+        const std::string size = xml::firstText(c, "Size").value_or("0");
+        o.size = std::strtoull(size.c_str(), nullptr, 10);
+        o.etag = trimQuotes(xml::firstText(c, "ETag").value_or(""));
+        page.push_back(std::move(o));
+    }
+    const bool truncated = xml::firstText(res.body, "IsTruncated").value_or("false") == "true";
+    if (!truncated) {
+        token.clear();
+        return page;
+    }
+    const auto next = xml::firstText(res.body, "NextContinuationToken");
+    if (!next || next->empty() || *next == token)
+        fail(location(keyPrefix), "the listing is truncated but gives no new continuation token");
+    token = *next;
+    return page;
+}
+
 void S3Client::list(const std::string& keyPrefix, const std::function<void(const S3Page&)>& onPage, Job* job,
                     int maxKeys)
 {
     std::string token;
-    while (true) {
-        Request req;
-        req.query = {{"list-type", "2"}, {"max-keys", std::to_string(maxKeys)}, {"prefix", keyPrefix}};
-        if (!token.empty())
-            req.query.push_back({"continuation-token", token});
-        const Response res = perform(req, job);
-        S3Page page;
-        for (std::string_view c : xml::elements(res.body, "Contents")) {
-            S3Object o;
-            o.key = xml::firstText(c, "Key").value_or("");
-            const std::string size = xml::firstText(c, "Size").value_or("0");
-            o.size = std::strtoull(size.c_str(), nullptr, 10);
-            o.etag = trimQuotes(xml::firstText(c, "ETag").value_or(""));
-            page.push_back(std::move(o));
-        }
-        onPage(page);
-        const bool truncated = xml::firstText(res.body, "IsTruncated").value_or("false") == "true";
-        if (!truncated)
-            return;
-        const auto next = xml::firstText(res.body, "NextContinuationToken");
-        if (!next || next->empty() || *next == token)
-            fail(location(keyPrefix), "the listing is truncated but gives no new continuation token");
-        token = *next;
-    }
+    do {
+        onPage(listPage(keyPrefix, token, maxKeys, job));
+    } while (!token.empty());
+}
+
+S3Page S3Client::listFirst(const std::string& keyPrefix, int maxKeys, Job* job)
+{
+    std::string token;
+    return listPage(keyPrefix, token, maxKeys, job);
 }
 
 void S3Client::listMany(const std::vector<std::string>& keyPrefixes,

@@ -52,6 +52,9 @@ public:
     // checked for cancel between pages and during transfers.
     void list(const std::string& keyPrefix, const std::function<void(const S3Page&)>& onPage, Job* job = nullptr,
               int maxKeys = 1000);
+    // Only the first page (up to maxKeys objects): one request, whatever
+    // the bucket holds (an existence and credentials check).
+    S3Page listFirst(const std::string& keyPrefix, int maxKeys = 1, Job* job = nullptr);
     // Lists each prefix, up to maxInFlight of them at once. onPage(index of
     // the prefix, page) calls are serialized.
     void listMany(const std::vector<std::string>& keyPrefixes,
@@ -114,6 +117,9 @@ public:
 
 private:
     Response perform(Request& request, Job* job);
+    // One ListObjectsV2 request; token: in, where to start (empty: the
+    // first page); out, where the next page starts (empty after the last).
+    S3Page listPage(const std::string& keyPrefix, std::string& token, int maxKeys, Job* job);
     std::string location(const std::string& key) const; // "s3://bucket/key" for messages
 
     S3Config config_;

@@ -441,7 +441,11 @@ private slots:
         for (int i = 1; i <= 240; ++i)
             s3.put("wide/gh-actions-cache/" + std::to_string(1000000000 + i) + "/parts/0", "part");
         config.prefix = "wide/gh-actions-cache";
-        ActionsCache cache(openPostgresCatalog(conninfo, false), openS3Storage(config));
+        // Opening checks the bucket with one request, whatever it holds.
+        const uint64_t sentBefore = remote::S3Client::processRequestsSent();
+        auto storage = openS3Storage(config);
+        QCOMPARE(remote::S3Client::processRequestsSent() - sentBefore, uint64_t(1));
+        ActionsCache cache(openPostgresCatalog(conninfo, false), std::move(storage));
         remote::S3Client::resetProcessPeakInFlight();
         Job job;
         const auto findings = cache.verify(job);

@@ -1,0 +1,446 @@
+// bench_scale [--entries N] [--objects M] [--merge-runs R] [--runs K]: the
+// scale targets of a github-actions-cache-server deployment (issue 13), each
+// against the same operation on the SQLite + filesystem layout, on servers
+// this program starts (PostgreSQL 15 and s3rver, tests/common/TestServers.h):
+//  A. a catalog of N entries (default 1,000,000): open + first page of 200
+//     (keyset paging), a scroll of 50 pages, a page in the middle by keyset
+//     and by OFFSET (why keyset), the entry count;
+//  B. verify of M objects (default 100,000: M/10 entries of 10 parts) in a
+//     child process: wall time, peak RSS, peak S3 requests in flight;
+//  C. merge of one entry of 100 parts of 1 MiB in a child process (R runs):
+//     wall time, peak RSS; the merged object's SHA-256 must equal the parts'.
+// Medians of the runs. s3rver is a Node.js test server writing each object
+// as files: its figures are the server's speed, not S3's.
+#include "common/ChildRss.h"
+#include "common/TestServers.h"
+
+#include "core/actions-cache/ActionsCache.h"
+#include "core/actions-cache/RemoteBackends.h"
+#include "core/jobs/Job.h"
+#include "core/remote/PgConnection.h"
+#include "core/remote/S3Client.h"
+#include "core/util/Error.h"
+#include "core/util/Sha256.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace cs;
+using namespace cs::actions;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double msSince(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// The server's tables and indexes (migrations $0..$3), for both drivers.
+const char* const kPgSchema[] = {
+    R"(CREATE TABLE storage_locations ("id" text PRIMARY KEY, "folderName" text NOT NULL, "partCount" integer NOT NULL,
+       "mergeStartedAt" bigint, "mergedAt" bigint, "partsDeletedAt" bigint, "lastDownloadedAt" bigint))",
+    R"(CREATE TABLE cache_entries ("id" text PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL,
+       "updatedAt" bigint NOT NULL, "locationId" text NOT NULL REFERENCES storage_locations("id") ON DELETE CASCADE,
+       "scope" text NOT NULL, "repoId" text))",
+    R"(CREATE TABLE uploads ("id" bigint PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL, "createdAt" bigint NOT NULL,
+       "lastPartUploadedAt" bigint, "folderName" text NOT NULL, "finishedPartUploadCount" integer NOT NULL DEFAULT 0,
+       "startedPartUploadCount" integer NOT NULL DEFAULT 0, "scope" text NOT NULL, "repoId" text))",
+    R"(CREATE INDEX idx_cache_entries_key_version ON cache_entries ("key", "version"))",
+    R"(CREATE INDEX idx_uploads_key_version ON uploads ("key", "version"))",
+    R"(CREATE INDEX idx_cache_entries_scope ON cache_entries ("scope"))",
+    R"(CREATE INDEX idx_cache_entries_repoId ON cache_entries ("repoId"))",
+};
+
+// Entry i: id e-i, key cache-<hash of i> (keys in no useful order, as real
+// ones), location loc-i, folder 1000000000+i, partCount parts, unmerged.
+void fillPg(remote::PgConnection& c, uint64_t n, int parts)
+{
+    for (const char* s : kPgSchema)
+        c.exec(s);
+    c.exec(R"(INSERT INTO storage_locations SELECT 'loc-' || i, (1000000000 + i)::text, $1::int, NULL, NULL, NULL, NULL
+              FROM generate_series(1, $2::bigint) i)",
+           {std::to_string(parts), std::to_string(n)});
+    c.exec(R"(INSERT INTO cache_entries ("id","key","version","updatedAt","locationId","scope","repoId")
+              SELECT 'e-' || i, 'cache-' || ((i * 2654435761) % 4294967296), 'v' || (i % 7), 1700000000000 + i,
+                     'loc-' || i, 'refs/heads/main', '1' FROM generate_series(1, $1::bigint) i)",
+           {std::to_string(n)});
+    c.exec("ANALYZE");
+}
+
+void sqliteExec(sqlite3* db, const std::string& sql)
+{
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        std::fprintf(stderr, "sqlite: %s\n", err ? err : "?");
+        std::exit(1);
+    }
+}
+
+void fillSqlite(const std::string& path, uint64_t n, int parts)
+{
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    sqliteExec(db, "BEGIN");
+    for (const char* s : kPgSchema)
+        sqliteExec(db, s);
+    const std::string count = std::to_string(n);
+    sqliteExec(db, "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < " + count +
+                       ") INSERT INTO storage_locations SELECT 'loc-' || i, CAST(1000000000 + i AS TEXT), " +
+                       std::to_string(parts) + ", NULL, NULL, NULL, NULL FROM s");
+    sqliteExec(db, "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < " + count +
+                       ") INSERT INTO cache_entries (id, key, version, updatedAt, locationId, scope, repoId) "
+                       "SELECT 'e-' || i, 'cache-' || ((i * 2654435761) % 4294967296), 'v' || (i % 7), "
+                       "1700000000000 + i, 'loc-' || i, 'refs/heads/main', '1' FROM s");
+    sqliteExec(db, "COMMIT");
+    sqliteExec(db, "ANALYZE");
+    sqlite3_close(db);
+}
+
+constexpr size_t kPage = 200;
+
+struct CatalogFigures {
+    double openMs = 0, firstPageMs = 0, countMs = 0, scrollPageMs = 0, middleKeysetMs = 0, middleOffsetMs = 0;
+};
+
+// Open (connect, check the tables) + the first page, then 50 pages on, then
+// a page at the middle by keyset; OFFSET only as the contrast.
+CatalogFigures measureCatalog(const std::string& db, uint64_t n, int runs,
+                              const std::function<double(uint64_t offset)>& offsetQueryMs)
+{
+    CatalogFigures f;
+    std::vector<double> open, first, count, scroll, middle, offset;
+    for (int r = 0; r < runs; ++r) {
+        auto t0 = Clock::now();
+        auto catalog = openCatalogAt(db, false);
+        open.push_back(msSince(t0));
+        t0 = Clock::now();
+        auto page = catalog->entriesPage(std::nullopt, kPage);
+        first.push_back(msSince(t0));
+        if (page.size() != kPage) {
+            std::fprintf(stderr, "%s: first page has %zu rows\n", db.c_str(), page.size());
+            std::exit(1);
+        }
+        t0 = Clock::now();
+        if (catalog->entryCount() != n)
+            std::exit(1);
+        count.push_back(msSince(t0));
+        if (r == 0) {
+            for (int p = 0; p < 50; ++p) {
+                const EntryCursor c{page.back().key, page.back().version, page.back().id};
+                t0 = Clock::now();
+                page = catalog->entriesPage(c, kPage);
+                scroll.push_back(msSince(t0));
+            }
+        }
+    }
+    // The middle: walk there once by keyset in large pages (setup, not timed).
+    auto catalog = openCatalogAt(db, false);
+    std::optional<EntryCursor> at;
+    uint64_t walked = 0;
+    while (walked < n / 2) {
+        const auto rows = catalog->entriesPage(at, 10000);
+        walked += rows.size();
+        at = EntryCursor{rows.back().key, rows.back().version, rows.back().id};
+    }
+    for (int r = 0; r < runs; ++r) {
+        const auto t0 = Clock::now();
+        const auto rows = catalog->entriesPage(at, kPage);
+        middle.push_back(msSince(t0));
+    }
+    for (int r = 0; r < 3; ++r)
+        offset.push_back(offsetQueryMs(walked));
+    f.openMs = median(open);
+    f.firstPageMs = median(first);
+    f.countMs = median(count);
+    f.scrollPageMs = median(scroll);
+    f.middleKeysetMs = median(middle);
+    f.middleOffsetMs = median(offset);
+    return f;
+}
+
+// The children: one operation in a fresh process, so its peak RSS is its own.
+int childMain(int argc, char** argv)
+{
+    const std::string mode = argv[1];
+    DataDirPaths paths;
+    paths.dbPath = argv[2];
+    paths.storageDir = argv[3];
+    paths.endpoint = argc > 4 ? argv[4] : "";
+    try {
+        Job job;
+        const auto t0 = Clock::now();
+        if (mode == "child-verify") {
+            auto cache = ActionsCache::open(paths, false);
+            const auto findings = cache->verify(job);
+            std::printf("%.3f %zu %d %llu\n", msSince(t0) / 1000, findings.size(), remote::S3Client::processPeakInFlight(),
+                        (unsigned long long)remote::S3Client::processRequestsSent());
+        } else {
+            auto cache = ActionsCache::open(paths, true);
+            const auto results = cache->merge({argv[5]}, job, WriteOptions{true});
+            if (results.size() != 1 || !results[0].merged) {
+                std::fprintf(stderr, "merge did not merge: %s\n", results.empty() ? "" : results[0].action.c_str());
+                return 1;
+            }
+            std::printf("%.3f %llu %d\n", msSince(t0) / 1000, (unsigned long long)results[0].bytes,
+                        remote::S3Client::processPeakInFlight());
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
+}
+
+struct ChildFigures {
+    std::vector<double> seconds;
+    std::vector<double> rssMiB;
+    std::string lastLine;
+};
+
+ChildFigures runChild(const QString& self, const QStringList& args, int runs, const std::function<void(int)>& before = {})
+{
+    ChildFigures f;
+    QTemporaryDir tmp;
+    for (int r = 0; r < runs; ++r) {
+        if (before)
+            before(r);
+        QStringList a = args;
+        if (a.first() == "child-merge")
+            a.last() = a.last() + QString::number(r);
+        const auto run = testsupport::runMeasured(self, a, tmp.filePath("out"));
+        QFile out(tmp.filePath("out"));
+        out.open(QIODevice::ReadOnly);
+        f.lastLine = out.readAll().trimmed().toStdString();
+        if (run.exitCode != 0) {
+            std::fprintf(stderr, "child %s failed (exit %d)\n", qPrintable(args.join(' ')), run.exitCode);
+            std::exit(1);
+        }
+        f.seconds.push_back(std::stod(f.lastLine));
+        f.rssMiB.push_back(double(run.maxRssKiB) / 1024);
+    }
+    return f;
+}
+
+// PUTs objects from many threads (the client keeps 8 in flight).
+void putAll(remote::S3Client& s3, uint64_t count, const std::function<std::pair<std::string, std::string>(uint64_t)>& object)
+{
+    std::atomic<uint64_t> next{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&] {
+            for (uint64_t i; (i = next.fetch_add(1)) < count;) {
+                const auto [key, body] = object(i);
+                s3.put(key, body);
+            }
+        });
+    for (auto& t : threads)
+        t.join();
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc > 1 && std::string(argv[1]).rfind("child-", 0) == 0)
+        return childMain(argc, argv);
+    QCoreApplication app(argc, argv);
+    uint64_t entries = 1000000, objects = 100000;
+    int runs = 5, mergeRuns = 3;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i];
+        if (a == "--entries")
+            entries = std::stoull(argv[i + 1]);
+        else if (a == "--objects")
+            objects = std::stoull(argv[i + 1]);
+        else if (a == "--runs")
+            runs = std::stoi(argv[i + 1]);
+        else if (a == "--merge-runs")
+            mergeRuns = std::stoi(argv[i + 1]);
+    }
+    setenv("AWS_ACCESS_KEY_ID", "S3RVER", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "S3RVER", 1);
+    testsupport::PgTestServer pg;
+    testsupport::S3TestServer s3server;
+    QString why;
+    if (!pg.start(&why) || !s3server.start({"bench"}, &why)) {
+        std::fprintf(stderr, "cannot start a server: %s\n", qPrintable(why));
+        return 1;
+    }
+    QTemporaryDir tmp(QDir::tempPath() + "/bench-scale-XXXXXX");
+    const std::string endpoint = s3server.endpoint().toStdString();
+    const QString self = QCoreApplication::applicationFilePath();
+    auto admin = remote::PgConnection::connect(pg.conninfo().toStdString());
+    remote::S3Config loader;
+    loader.endpoint = endpoint;
+    loader.bucket = "bench";
+    loader.accessKeyId = loader.secretAccessKey = "S3RVER";
+    remote::S3Client s3(loader);
+
+    // A. The catalog.
+    std::printf("## A. catalog of %llu entries: open + first page of %zu, scroll, middle page (ms, median of %d)\n",
+                (unsigned long long)entries, kPage, runs);
+    admin->exec("CREATE DATABASE scale");
+    const std::string pgScale = pg.conninfo("scale").toStdString();
+    {
+        auto t0 = Clock::now();
+        auto c = remote::PgConnection::connect(pgScale);
+        fillPg(*c, entries, 1);
+        std::printf("filled PostgreSQL in %.1f s\n", msSince(t0) / 1000);
+        t0 = Clock::now();
+        fillSqlite(tmp.filePath("scale.db").toStdString(), entries, 1);
+        std::printf("filled SQLite in %.1f s\n", msSince(t0) / 1000);
+    }
+    const auto pgFig = measureCatalog(pgScale, entries, runs, [&](uint64_t offset) {
+        auto c = remote::PgConnection::connect(pgScale);
+        const auto t0 = Clock::now();
+        c->exec(R"(SELECT e.*, l.* FROM cache_entries e LEFT JOIN storage_locations l ON l."id" = e."locationId"
+                   ORDER BY e."key", e."version", e."id" OFFSET $1 LIMIT 200)", {std::to_string(offset)});
+        return msSince(t0);
+    });
+    const std::string sqlitePath = tmp.filePath("scale.db").toStdString();
+    const auto sqFig = measureCatalog(sqlitePath, entries, runs, [&](uint64_t offset) {
+        sqlite3* db = nullptr;
+        sqlite3_open_v2(sqlitePath.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+        const auto t0 = Clock::now();
+        sqliteExec(db, "SELECT count(*) FROM (SELECT e.*, l.* FROM cache_entries e LEFT JOIN storage_locations l ON "
+                       "l.id = e.locationId ORDER BY e.key, e.version, e.id LIMIT 200 OFFSET " + std::to_string(offset) + ")");
+        const double ms = msSince(t0);
+        sqlite3_close(db);
+        return ms;
+    });
+    std::printf("| catalog | open | first page | count(*) | next page (scroll) | middle page, keyset | middle page, OFFSET |\n"
+                "|---|---|---|---|---|---|---|\n");
+    for (const auto& [name, f] : {std::pair{"PostgreSQL 15", pgFig}, std::pair{"SQLite", sqFig}})
+        std::printf("| %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f |\n", name, f.openMs, f.firstPageMs, f.countMs,
+                    f.scrollPageMs, f.middleKeysetMs, f.middleOffsetMs);
+    std::printf("target: open + first page <= 300 ms on PostgreSQL: %.1f ms\n\n", pgFig.openMs + pgFig.firstPageMs);
+
+    // B. Verify of `objects` objects: entries of 10 parts of 64 bytes.
+    const uint64_t vEntries = std::max<uint64_t>(1, objects / 10);
+    std::printf("## B. verify of %llu objects (%llu entries x 10 parts), median of %d\n",
+                (unsigned long long)(vEntries * 10), (unsigned long long)vEntries, std::max(1, runs / 2));
+    admin->exec("CREATE DATABASE verify");
+    const std::string pgVerify = pg.conninfo("verify").toStdString();
+    fillPg(*remote::PgConnection::connect(pgVerify), vEntries, 10);
+    fillSqlite(tmp.filePath("verify.db").toStdString(), vEntries, 10);
+    const std::string body(64, 'x');
+    {
+        const auto t0 = Clock::now();
+        putAll(s3, vEntries * 10, [&](uint64_t i) {
+            return std::pair{"verify/" + std::to_string(1000000000 + i / 10 + 1) + "/parts/" + std::to_string(i % 10), body};
+        });
+        const double s = msSince(t0) / 1000;
+        std::printf("uploaded to s3rver in %.1f s (%.0f PUT/s, 8 in flight)\n", s, double(vEntries * 10) / s);
+        for (uint64_t e = 1; e <= vEntries; ++e) {
+            const std::string dir = tmp.filePath("verify-storage").toStdString() + "/" + std::to_string(1000000000 + e) + "/parts";
+            std::filesystem::create_directories(dir);
+            for (int p = 0; p < 10; ++p)
+                std::ofstream(dir + "/" + std::to_string(p)) << body;
+        }
+    }
+    const int vRuns = std::max(1, runs / 2);
+    const auto vS3 = runChild(self, {"child-verify", QString::fromStdString(pgVerify), "s3://bench/verify",
+                                     QString::fromStdString(endpoint)}, vRuns);
+    const auto vFs = runChild(self, {"child-verify", tmp.filePath("verify.db"), tmp.filePath("verify-storage")}, vRuns);
+    std::printf("| deployment | verify wall | objects/s | peak RSS | findings, peak in flight, requests |\n|---|---|---|---|---|\n");
+    std::printf("| PostgreSQL + s3rver | %.2f s | %.0f | %.1f MiB | %s |\n", median(vS3.seconds),
+                double(vEntries * 10) / median(vS3.seconds), *std::max_element(vS3.rssMiB.begin(), vS3.rssMiB.end()),
+                vS3.lastLine.c_str());
+    std::printf("| SQLite + folder | %.2f s | %.0f | %.1f MiB | %s |\n\n", median(vFs.seconds),
+                double(vEntries * 10) / median(vFs.seconds), *std::max_element(vFs.rssMiB.begin(), vFs.rssMiB.end()),
+                vFs.lastLine.c_str());
+
+    // C. Merge of 100 parts of 1 MiB (a fresh entry per run).
+    std::printf("## C. merge of an entry of 100 parts x 1 MiB, median of %d\n", mergeRuns);
+    admin->exec("CREATE DATABASE merge");
+    const std::string pgMerge = pg.conninfo("merge").toStdString();
+    {
+        auto c = remote::PgConnection::connect(pgMerge);
+        for (const char* s : kPgSchema)
+            c->exec(s);
+    }
+    sqlite3* mdb = nullptr;
+    const std::string mergeDb = tmp.filePath("merge.db").toStdString();
+    sqlite3_open(mergeDb.c_str(), &mdb);
+    for (const char* s : kPgSchema)
+        sqliteExec(mdb, s);
+    std::mt19937_64 rng(42);
+    std::vector<std::string> expected;
+    for (int r = 0; r < mergeRuns; ++r) {
+        const std::string folder = std::to_string(2000000000 + r);
+        const std::string id = "m" + std::to_string(r);
+        auto c = remote::PgConnection::connect(pgMerge);
+        c->exec(R"(INSERT INTO storage_locations VALUES ($1, $2, 100, NULL, NULL, NULL, NULL))", {"loc-" + id, folder});
+        c->exec(R"(INSERT INTO cache_entries VALUES ($1, $2, 'v1', 1700000000000, $3, 'refs/heads/main', '1'))",
+                {id, "merge-" + id, "loc-" + id});
+        sqliteExec(mdb, "INSERT INTO storage_locations VALUES ('loc-" + id + "', '" + folder + "', 100, NULL, NULL, NULL, NULL)");
+        sqliteExec(mdb, "INSERT INTO cache_entries VALUES ('" + id + "', 'merge-" + id +
+                            "', 'v1', 1700000000000, 'loc-" + id + "', 'refs/heads/main', '1')");
+        Sha256 whole;
+        const std::string dir = tmp.filePath("merge-storage").toStdString() + "/" + folder + "/parts";
+        std::filesystem::create_directories(dir);
+        std::vector<std::string> parts(100);
+        for (int p = 0; p < 100; ++p) {
+            parts[size_t(p)].resize(1 << 20);
+            for (size_t k = 0; k < parts[size_t(p)].size(); k += 8) {
+                const uint64_t v = rng();
+                std::memcpy(&parts[size_t(p)][k], &v, 8);
+            }
+            whole.update(parts[size_t(p)].data(), parts[size_t(p)].size());
+            std::ofstream(dir + "/" + std::to_string(p), std::ios::binary) << parts[size_t(p)];
+        }
+        putAll(s3, 100, [&](uint64_t p) { return std::pair{"merge/" + folder + "/parts/" + std::to_string(p), parts[p]}; });
+        expected.push_back(Sha256::hex(whole.finish()));
+    }
+    sqlite3_close(mdb);
+    const auto mS3 = runChild(self, {"child-merge", QString::fromStdString(pgMerge), "s3://bench/merge",
+                                     QString::fromStdString(endpoint), "m"}, mergeRuns);
+    const auto mFs = runChild(self, {"child-merge", tmp.filePath("merge.db"), tmp.filePath("merge-storage"), "", "m"},
+                              mergeRuns);
+    // Every merged object is the parts in order, on both sides.
+    for (int r = 0; r < mergeRuns; ++r) {
+        const std::string folder = std::to_string(2000000000 + r);
+        Sha256 remoteHash;
+        s3.get("merge/" + folder + "/merged", [&](const char* d, size_t n) { remoteHash.update(d, n); });
+        const std::string got = Sha256::hex(remoteHash.finish());
+        const std::string local = Sha256::hex(Sha256::ofFile(tmp.filePath("merge-storage").toStdString() + "/" + folder + "/merged"));
+        if (got != expected[size_t(r)] || local != expected[size_t(r)]) {
+            std::fprintf(stderr, "merged object %s differs from its parts\n", folder.c_str());
+            return 1;
+        }
+    }
+    std::printf("| deployment | merge wall | MiB/s | peak RSS | last child line (s, bytes, peak in flight) |\n|---|---|---|---|---|\n");
+    std::printf("| PostgreSQL + s3rver | %.2f s | %.0f | %.1f MiB | %s |\n", median(mS3.seconds), 100 / median(mS3.seconds),
+                *std::max_element(mS3.rssMiB.begin(), mS3.rssMiB.end()), mS3.lastLine.c_str());
+    std::printf("| SQLite + folder | %.2f s | %.0f | %.1f MiB | %s |\n", median(mFs.seconds), 100 / median(mFs.seconds),
+                *std::max_element(mFs.rssMiB.begin(), mFs.rssMiB.end()), mFs.lastLine.c_str());
+    std::printf("merged objects checked: SHA-256 of each equals the SHA-256 of its 100 parts in order\n");
+    return 0;
+}
