@@ -1,4 +1,5 @@
-// bench_scale [--entries N] [--objects M] [--merge-runs R] [--runs K]: the
+// bench_scale [--entries N] [--objects M] [--runs K] [--verify-runs V]
+// [--merge-runs R] [--only A|B|C]: the
 // scale targets of a github-actions-cache-server deployment (issue 13), each
 // against the same operation on the SQLite + filesystem layout, on servers
 // this program starts (PostgreSQL 15 and s3rver, tests/common/TestServers.h):
@@ -271,8 +272,10 @@ int main(int argc, char** argv)
     if (argc > 1 && std::string(argv[1]).rfind("child-", 0) == 0)
         return childMain(argc, argv);
     QCoreApplication app(argc, argv);
+    setvbuf(stdout, nullptr, _IOLBF, 0);   // figures appear as they are measured
     uint64_t entries = 1000000, objects = 100000;
-    int runs = 5, mergeRuns = 3;
+    int runs = 5, mergeRuns = 3, verifyRuns = 3;
+    std::string only;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--entries")
@@ -283,6 +286,10 @@ int main(int argc, char** argv)
             runs = std::stoi(argv[i + 1]);
         else if (a == "--merge-runs")
             mergeRuns = std::stoi(argv[i + 1]);
+        else if (a == "--verify-runs")
+            verifyRuns = std::stoi(argv[i + 1]);
+        else if (a == "--only")
+            only = argv[i + 1];
     }
     setenv("AWS_ACCESS_KEY_ID", "S3RVER", 1);
     setenv("AWS_SECRET_ACCESS_KEY", "S3RVER", 1);
@@ -304,6 +311,7 @@ int main(int argc, char** argv)
     remote::S3Client s3(loader);
 
     // A. The catalog.
+    if (only.empty() || only == "A") {
     std::printf("## A. catalog of %llu entries: open + first page of %zu, scroll, middle page (ms, median of %d)\n",
                 (unsigned long long)entries, kPage, runs);
     admin->exec("CREATE DATABASE scale");
@@ -341,11 +349,13 @@ int main(int argc, char** argv)
         std::printf("| %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f |\n", name, f.openMs, f.firstPageMs, f.countMs,
                     f.scrollPageMs, f.middleKeysetMs, f.middleOffsetMs);
     std::printf("target: open + first page <= 300 ms on PostgreSQL: %.1f ms\n\n", pgFig.openMs + pgFig.firstPageMs);
+    }
 
     // B. Verify of `objects` objects: entries of 10 parts of 64 bytes.
+    if (only.empty() || only == "B") {
     const uint64_t vEntries = std::max<uint64_t>(1, objects / 10);
     std::printf("## B. verify of %llu objects (%llu entries x 10 parts), median of %d\n",
-                (unsigned long long)(vEntries * 10), (unsigned long long)vEntries, std::max(1, runs / 2));
+                (unsigned long long)(vEntries * 10), (unsigned long long)vEntries, verifyRuns);
     admin->exec("CREATE DATABASE verify");
     const std::string pgVerify = pg.conninfo("verify").toStdString();
     fillPg(*remote::PgConnection::connect(pgVerify), vEntries, 10);
@@ -365,7 +375,7 @@ int main(int argc, char** argv)
                 std::ofstream(dir + "/" + std::to_string(p)) << body;
         }
     }
-    const int vRuns = std::max(1, runs / 2);
+    const int vRuns = std::max(1, verifyRuns);
     const auto vS3 = runChild(self, {"child-verify", QString::fromStdString(pgVerify), "s3://bench/verify",
                                      QString::fromStdString(endpoint)}, vRuns);
     const auto vFs = runChild(self, {"child-verify", tmp.filePath("verify.db"), tmp.filePath("verify-storage")}, vRuns);
@@ -377,7 +387,11 @@ int main(int argc, char** argv)
                 double(vEntries * 10) / median(vFs.seconds), *std::max_element(vFs.rssMiB.begin(), vFs.rssMiB.end()),
                 vFs.lastLine.c_str());
 
+    }
+
     // C. Merge of 100 parts of 1 MiB (a fresh entry per run).
+    if (!only.empty() && only != "C")
+        return 0;
     std::printf("## C. merge of an entry of 100 parts x 1 MiB, median of %d\n", mergeRuns);
     admin->exec("CREATE DATABASE merge");
     const std::string pgMerge = pg.conninfo("merge").toStdString();
