@@ -241,7 +241,7 @@ void printOut(std::string_view text)
 
 void printJson(const Json& value)
 {
-    printOut(value.dump(2) + "\n");
+    printOut(cs::dumpJson(value, 2) + "\n");
 }
 
 void printSummary(std::string_view text, bool stdoutCarriesData)

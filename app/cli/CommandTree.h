@@ -9,8 +9,9 @@
 // naming the file and offset), 2 bad usage (anything CLI11 rejects, and
 // UsageError thrown by a command for what CLI11 cannot check).
 #pragma once
+#include "core/util/Json.h"
+
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -24,8 +25,9 @@ namespace cli {
 
 enum ExitCode { Ok = 0, Failure = 1, Usage = 2 };
 
-// The one JSON stack of the tool: exact 64-bit integers, keys in insertion order.
-using Json = nlohmann::ordered_json;
+// The one JSON stack of the tool and the core (core/util/Json.h,
+// nlohmann::ordered_json): exact 64-bit integers, keys in insertion order.
+using Json = cs::Json;
 
 using Builder = std::function<CLI::App*(CLI::App& parent)>;
 
@@ -79,7 +81,7 @@ struct UsageError : std::runtime_error {
 // Output. Errors: one sentence on stderr prefixed by "cachescope-cli: ".
 void printError(std::string_view message);
 void printOut(std::string_view text);  // stdout as is
-void printJson(const Json& value);     // indented by 2, trailing newline
+void printJson(const Json& value);     // indented by 2, trailing newline; invalid UTF-8 as U+FFFD
 // A human summary: on stderr when stdout carries data (an output of '-'),
 // else on stdout.
 void printSummary(std::string_view text, bool stdoutCarriesData);

@@ -118,9 +118,12 @@ DataDirPaths pathsOf(const AcArgs& a)
     return paths;
 }
 
-void print(const AcArgs& a, const cs::Json& json, const std::string& text)
+void print(const AcArgs& a, const Json& json, const std::string& text)
 {
-    printOut(a.json ? json.dump(2) + "\n" : text);
+    if (a.json)
+        printJson(json);
+    else
+        printOut(text);
 }
 
 // DATA_DIR, the location options and --json: every actions-cache command.

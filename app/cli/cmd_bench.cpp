@@ -93,11 +93,10 @@ int history(const std::string& store, const std::string& scenario, bool json)
     const cs::BenchHistory h = openHistory(store);
     const auto runs = h.list(scenario);
     if (json) {
-        // cs::Json (core/util/Json) until the core moves to the CLI's stack.
-        cs::Json all = cs::Json::array();
+        Json all = Json::array();
         for (const auto& r : runs)
-            all.push(cs::runToJson(r, false));
-        printOut(all.dump(2) + "\n");
+            all.push_back(cs::runToJson(r, false));
+        printJson(all);
         return Ok;
     }
     TextTable t({"id", "started", "scenario", "status", "wall", "version"}, {true, false, false, false, true, false});
@@ -119,7 +118,7 @@ int compare(const std::string& store, int64_t a, int64_t b, bool json)
         return Failure;
     }
     if (json) {
-        printOut(cs::comparisonToJson(*ra, *rb).dump(2) + "\n");
+        printJson(cs::comparisonToJson(*ra, *rb));
         return Ok;
     }
     auto value = [](const std::optional<double>& v) { return v ? general(*v, 6) : std::string("-"); };
@@ -272,7 +271,7 @@ int runBench(const RunArgs& a)
     if (!a.plot.empty())
         renderPlot(run.samples, a.plot);
     if (a.json) {
-        printOut(cs::runToJson(run, false).dump(2) + "\n");
+        printJson(cs::runToJson(run, false));
     } else {
         std::string text = a.scenario + ": " + run.status;
         if (hist)

@@ -23,7 +23,9 @@ namespace {
 std::string size(uint64_t b) { return cs::formatSize(b); }
 std::string num(uint64_t v) { return std::to_string(v); }
 
-Json statsJson(const cs::gc::GcStats& s) { return Json::parse(s.toJson()); }
+// The core builds it (the same document gc_runs.stats_json stores): one
+// JSON stack, so byte counts print exactly as the 64-bit integers they are.
+Json statsJson(const cs::gc::GcStats& s) { return s.toJsonValue(); }
 
 Json rangesJson(const std::vector<cs::gc::PackRange>& ranges)
 {

@@ -123,9 +123,9 @@ Json listingJson(const std::vector<ActionsEntry>& entries, const std::vector<Act
     Json root = Json::object();
     Json es = Json::array(), us = Json::array();
     for (const auto& e : entries)
-        es.push(entryJson(e));
+        es.push_back(entryJson(e));
     for (const auto& u : uploads)
-        us.push(uploadJson(u));
+        us.push_back(uploadJson(u));
     root["entries"] = std::move(es);
     root["uploads"] = std::move(us);
     return root;
@@ -135,10 +135,10 @@ std::string listingJsonText(const std::vector<ActionsEntry>& entries, const std:
 {
     std::string t = "{\"entries\": [";
     for (size_t i = 0; i < entries.size(); ++i)
-        t += (i ? ",\n  " : "\n  ") + entryJson(entries[i]).dump();
+        t += (i ? ",\n  " : "\n  ") + dumpJson(entryJson(entries[i]));
     t += entries.empty() ? "],\n\"uploads\": [" : "\n],\n\"uploads\": [";
     for (size_t i = 0; i < uploads.size(); ++i)
-        t += (i ? ",\n  " : "\n  ") + uploadJson(uploads[i]).dump();
+        t += (i ? ",\n  " : "\n  ") + dumpJson(uploadJson(uploads[i]));
     t += uploads.empty() ? "]}\n" : "\n]}\n";
     return t;
 }
@@ -169,7 +169,7 @@ Json findingsJson(const std::vector<Finding>& findings)
     Json root = Json::object();
     Json fs = Json::array();
     for (const auto& f : findings)
-        fs.push(findingJson(f));
+        fs.push_back(findingJson(f));
     root["findings"] = std::move(fs);
     root["count"] = static_cast<unsigned long long>(findings.size());
     return root;
@@ -194,7 +194,7 @@ Json mergeJson(const std::vector<ActionsMergeResult>& results, bool written)
     root["write"] = written;
     Json rs = Json::array();
     for (const auto& r : results)
-        rs.push(mergeResultJson(r));
+        rs.push_back(mergeResultJson(r));
     root["results"] = std::move(rs);
     return root;
 }
@@ -225,7 +225,7 @@ Json evictJson(const std::vector<ActionsEntry>& victims, bool written)
     Json es = Json::array();
     uint64_t bytes = 0;
     for (const auto& e : victims) {
-        es.push(entryJson(e));
+        es.push_back(entryJson(e));
         bytes += e.size;
     }
     root["entries"] = std::move(es);

@@ -56,7 +56,7 @@ Json parseOrNull(const std::string& text)
     if (text.empty())
         return Json();
     try {
-        return Json::parse(text);
+        return parseJson(text, "benchmark history");
     } catch (const Error&) {
         return Json();
     }
@@ -67,7 +67,7 @@ std::string paramsJson(const std::map<std::string, std::string>& params)
     Json j = Json::object();
     for (const auto& [k, v] : params)
         j[k] = v;
-    return j.dump();
+    return dumpJson(j);
 }
 
 } // namespace
@@ -171,7 +171,7 @@ int64_t BenchHistory::save(BenchRun& run)
         Json result = run.result.toJsonValue();
         if (!run.error.empty())
             result["error"] = run.error;
-        ins.bind(8, result.dump());
+        ins.bind(8, dumpJson(result));
         ins.step();
         run.id = sqlite3_last_insert_rowid(db_);
         Statement s(db_, path_, "INSERT INTO bench_samples(run_id, t, series, value) VALUES(?,?,?,?)");
@@ -197,8 +197,9 @@ static BenchRun runFromRow(Statement& q)
     r.id = q.integer(0);
     r.scenario = q.text(1);
     const Json params = parseOrNull(q.text(2));
-    for (const auto& [k, v] : params.members())
-        r.params[k] = v.toString();
+    if (params.is_object())
+        for (const auto& [k, v] : params.items())
+            r.params[k] = text(v);
     r.started = q.real(3);
     r.finished = q.real(4);
     r.version = q.text(5);
@@ -206,7 +207,7 @@ static BenchRun runFromRow(Statement& q)
     r.status = q.text(7);
     const Json result = parseOrNull(q.text(8));
     r.result = ResultTable::fromJson(result);
-    r.error = result["error"].toString();
+    r.error = text(field(result, "error"));
     return r;
 }
 
@@ -261,7 +262,7 @@ Json runToJson(const BenchRun& run, bool withSamples)
             o["t"] = s.t;
             o["series"] = s.series;
             o["value"] = s.value;
-            samples.push(std::move(o));
+            samples.push_back(std::move(o));
         }
         j["samples"] = std::move(samples);
     }

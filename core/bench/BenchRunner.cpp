@@ -111,7 +111,7 @@ Json comparisonToJson(const BenchRun& a, const BenchRun& b)
         row["a"] = r.a ? Json(*r.a) : Json();
         row["b"] = r.b ? Json(*r.b) : Json();
         row["percent"] = r.percent ? Json(*r.percent) : Json();
-        list.push(std::move(row));
+        list.push_back(std::move(row));
     }
     out["rows"] = std::move(list);
     return out;

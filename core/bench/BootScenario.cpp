@@ -169,19 +169,19 @@ public:
             throw Error(gui + " exited with code " + std::to_string(r.exitCode) + " during the boot profile");
 
         job.beginStep(2);
-        const Json prof = Json::parse(readWholeFile(profile, 1 << 20));
+        const Json prof = parseJson(readWholeFile(profile, 1 << 20), profile);
         ResultTable table;
-        table.add("first painted window", prof["first_paint_ms"].toNumber(), "ms");
-        table.add("CPU until first paint", prof["first_paint_cpu_ms"].toNumber(), "ms");
-        table.add("idle RSS", prof["idle_rss_bytes"].toNumber() / 1e6, "MB");
-        table.add("longest stall", prof["longest_stall_ms"].toNumber(), "ms");
-        table.add("longest stall after first paint", prof["longest_stall_after_paint_ms"].toNumber(), "ms");
+        table.add("first painted window", number(field(prof, "first_paint_ms")), "ms");
+        table.add("CPU until first paint", number(field(prof, "first_paint_cpu_ms")), "ms");
+        table.add("idle RSS", number(field(prof, "idle_rss_bytes")) / 1e6, "MB");
+        table.add("longest stall", number(field(prof, "longest_stall_ms")), "ms");
+        table.add("longest stall after first paint", number(field(prof, "longest_stall_after_paint_ms")), "ms");
         table.add("peak RSS", double(std::max(peakChildRss, r.maxRssBytes)) / 1e6, "MB");
-        table.add("idle", prof["idle_seconds"].toNumber(), "s");
+        table.add("idle", number(field(prof, "idle_seconds")), "s");
         table.add("process wall", r.wallSeconds, "s");
         table.add("process CPU", r.cpuSeconds, "s");
-        table.addText("platform", prof["platform"].toString());
-        table.addText("start measured from", prof["t0_source"].toString());
+        table.addText("platform", text(field(prof, "platform")));
+        table.addText("start measured from", text(field(prof, "t0_source")));
         table.addText("opened", p.text("open").empty() ? "(nothing)" : p.text("open"));
         return table;
     }

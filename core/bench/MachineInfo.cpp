@@ -63,16 +63,16 @@ Json MachineInfo::toJsonValue() const
     return j;
 }
 
-std::string MachineInfo::toJson() const { return toJsonValue().dump(); }
+std::string MachineInfo::toJson() const { return dumpJson(toJsonValue()); }
 
 MachineInfo MachineInfo::fromJson(const Json& j)
 {
     MachineInfo m;
-    m.cpu = j["cpu"].toString();
-    m.cores = int(j["cores"].toNumber());
-    m.memoryBytes = uint64_t(j["memory_bytes"].toInt());
-    m.kernel = j["kernel"].toString();
-    m.hostname = j["hostname"].toString();
+    m.cpu = text(field(j, "cpu"));
+    m.cores = int(integer(field(j, "cores")));
+    m.memoryBytes = unsignedInteger(field(j, "memory_bytes"));
+    m.kernel = text(field(j, "kernel"));
+    m.hostname = text(field(j, "hostname"));
     return m;
 }
 

@@ -42,7 +42,7 @@ Json ResultTable::toJsonValue() const
         } else {
             o["text"] = r.text;
         }
-        rs.push(std::move(o));
+        rs.push_back(std::move(o));
     }
     j["rows"] = std::move(rs);
     Json ts = Json::array();
@@ -51,7 +51,7 @@ Json ResultTable::toJsonValue() const
         o["title"] = t.title;
         Json cols = Json::array();
         for (const auto& c : t.columns)
-            cols.push(c);
+            cols.push_back(c);
         o["columns"] = std::move(cols);
         Json rowsJ = Json::array();
         for (size_t i = 0; i < t.rowNames.size(); ++i) {
@@ -60,40 +60,40 @@ Json ResultTable::toJsonValue() const
             Json vals = Json::array();
             if (i < t.values.size())
                 for (double v : t.values[i])
-                    vals.push(v);
+                    vals.push_back(v);
             row["values"] = std::move(vals);
-            rowsJ.push(std::move(row));
+            rowsJ.push_back(std::move(row));
         }
         o["rows"] = std::move(rowsJ);
-        ts.push(std::move(o));
+        ts.push_back(std::move(o));
     }
     j["tables"] = std::move(ts);
     return j;
 }
 
-std::string ResultTable::toJson() const { return toJsonValue().dump(); }
+std::string ResultTable::toJson() const { return dumpJson(toJsonValue()); }
 
 ResultTable ResultTable::fromJson(const Json& j)
 {
     ResultTable t;
-    for (const auto& r : j["rows"].items()) {
+    for (const auto& r : elements(field(j, "rows"))) {
         ResultRow row;
-        row.name = r["name"].toString();
-        row.value = r["value"].toNumber();
-        row.unit = r["unit"].toString();
-        row.text = r["text"].toString();
+        row.name = text(field(r, "name"));
+        row.value = number(field(r, "value"));
+        row.unit = text(field(r, "unit"));
+        row.text = text(field(r, "text"));
         t.rows.push_back(std::move(row));
     }
-    for (const auto& s : j["tables"].items()) {
+    for (const auto& s : elements(field(j, "tables"))) {
         ResultSubTable sub;
-        sub.title = s["title"].toString();
-        for (const auto& c : s["columns"].items())
-            sub.columns.push_back(c.toString());
-        for (const auto& r : s["rows"].items()) {
-            sub.rowNames.push_back(r["name"].toString());
+        sub.title = text(field(s, "title"));
+        for (const auto& c : elements(field(s, "columns")))
+            sub.columns.push_back(text(c));
+        for (const auto& r : elements(field(s, "rows"))) {
+            sub.rowNames.push_back(text(field(r, "name")));
             std::vector<double> vals;
-            for (const auto& v : r["values"].items())
-                vals.push_back(v.toNumber());
+            for (const auto& v : elements(field(r, "values")))
+                vals.push_back(number(v));
             sub.values.push_back(std::move(vals));
         }
         t.tables.push_back(std::move(sub));

@@ -5,6 +5,7 @@
 #include "core/util/Json.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace cs {
@@ -29,9 +30,19 @@ public:
         const auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
         buf_.append(tmp, r.ptr);
     }
-    void number(double v) { buf_ += Json(v).dump(); }
+    // Shortest round-trip form, independent of the C locale; not finite -> null.
+    void number(double v)
+    {
+        if (!std::isfinite(v)) {
+            buf_ += "null";
+            return;
+        }
+        char tmp[64];
+        const auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+        buf_.append(tmp, r.ptr);
+    }
     void boolean(bool b) { buf_ += b ? "true" : "false"; }
-    void string(const std::string& s) { buf_ += Json(s).dump(); }
+    void string(const std::string& s) { buf_ += dumpJson(Json(s)); }
     void optionalNumber(const std::optional<uint64_t>& v)
     {
         if (v)

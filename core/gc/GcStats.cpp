@@ -19,9 +19,12 @@ Json files(const FileSizes& f)
     return j;
 }
 
-uint64_t u64(const Json& j) { return uint64_t(j.toInt()); }
+uint64_t u64(const Json& j) { return unsignedInteger(j); }
 
-FileSizes readFiles(const Json& j) { return {u64(j["suffix"]), u64(j["prefix"]), u64(j["mapping"])}; }
+FileSizes readFiles(const Json& j)
+{
+    return {u64(field(j, "suffix")), u64(field(j, "prefix")), u64(field(j, "mapping"))};
+}
 
 } // namespace
 
@@ -63,51 +66,51 @@ Json GcStats::toJsonValue() const
         e["oublock"] = s.oublock;
         e["nvcsw"] = s.nvcsw;
         e["nivcsw"] = s.nivcsw;
-        list.push(std::move(e));
+        list.push_back(std::move(e));
     }
     j["steps"] = std::move(list);
     return j;
 }
 
-std::string GcStats::toJson() const { return toJsonValue().dump(); }
+std::string GcStats::toJson() const { return dumpJson(toJsonValue()); }
 
 GcStats GcStats::fromJson(const std::string& text)
 {
-    const Json j = Json::parse(text);
-    if (!j.isObject())
+    const Json j = parseJson(text, "GC stats");
+    if (!j.is_object())
         throw Error("GC stats JSON is not an object");
     GcStats s;
-    s.dryRun = j["dry_run"].toBool();
-    s.status = j["status"].toString();
-    s.error = j["error"].toString();
-    s.generationBefore = u64(j["generation_before"]);
-    s.generation = u64(j["generation"]);
-    s.split = u64(j["split"]);
-    s.roots = u64(j["roots"]);
-    s.objectsVisited = u64(j["objects_visited"]);
-    s.liveBytes = u64(j["live_bytes"]);
-    s.reclaimedBytes = u64(j["reclaimed_bytes"]);
-    s.ranges = u64(j["ranges"]);
-    s.largestFrontier = u64(j["largest_frontier"]);
-    s.bytesCopied = u64(j["bytes_copied"]);
-    s.appendedDuringGc = u64(j["appended_during_gc"]);
-    s.deadObjects = u64(j["dead_objects"]);
-    s.chunkRowsDeleted = u64(j["chunk_rows_deleted"]);
-    s.before = readFiles(j["files_before"]);
-    s.after = readFiles(j["files_after"]);
-    for (const auto& e : j["steps"].items()) {
+    s.dryRun = boolean(field(j, "dry_run"));
+    s.status = cs::text(field(j, "status"));
+    s.error = cs::text(field(j, "error"));
+    s.generationBefore = u64(field(j, "generation_before"));
+    s.generation = u64(field(j, "generation"));
+    s.split = u64(field(j, "split"));
+    s.roots = u64(field(j, "roots"));
+    s.objectsVisited = u64(field(j, "objects_visited"));
+    s.liveBytes = u64(field(j, "live_bytes"));
+    s.reclaimedBytes = u64(field(j, "reclaimed_bytes"));
+    s.ranges = u64(field(j, "ranges"));
+    s.largestFrontier = u64(field(j, "largest_frontier"));
+    s.bytesCopied = u64(field(j, "bytes_copied"));
+    s.appendedDuringGc = u64(field(j, "appended_during_gc"));
+    s.deadObjects = u64(field(j, "dead_objects"));
+    s.chunkRowsDeleted = u64(field(j, "chunk_rows_deleted"));
+    s.before = readFiles(field(j, "files_before"));
+    s.after = readFiles(field(j, "files_after"));
+    for (const auto& e : elements(field(j, "steps"))) {
         StepStats st;
-        st.name = e["name"].toString();
-        st.wallSeconds = e["wall_s"].toNumber();
-        st.userSeconds = e["user_s"].toNumber();
-        st.sysSeconds = e["sys_s"].toNumber();
-        st.maxrssKiB = u64(e["maxrss_kib"]);
-        st.minflt = u64(e["minflt"]);
-        st.majflt = u64(e["majflt"]);
-        st.inblock = u64(e["inblock"]);
-        st.oublock = u64(e["oublock"]);
-        st.nvcsw = u64(e["nvcsw"]);
-        st.nivcsw = u64(e["nivcsw"]);
+        st.name = cs::text(field(e, "name"));
+        st.wallSeconds = number(field(e, "wall_s"));
+        st.userSeconds = number(field(e, "user_s"));
+        st.sysSeconds = number(field(e, "sys_s"));
+        st.maxrssKiB = u64(field(e, "maxrss_kib"));
+        st.minflt = u64(field(e, "minflt"));
+        st.majflt = u64(field(e, "majflt"));
+        st.inblock = u64(field(e, "inblock"));
+        st.oublock = u64(field(e, "oublock"));
+        st.nvcsw = u64(field(e, "nvcsw"));
+        st.nivcsw = u64(field(e, "nivcsw"));
         s.steps.push_back(std::move(st));
     }
     return s;

@@ -1,8 +1,14 @@
 // Every --json output of cachescope-cli, checked against its JSON Schema in
 // docs/cli.md (section "JSON schemas"): types, required and unexpected keys,
-// enums, the documented key order, and integers written exactly.
+// enums, the documented key order, and integers written exactly (GC byte
+// counts above 2^53 included).
 #include "common/JsonSchema.h"
 #include "common/TestSupport.h"
+
+#include "core/util/Error.h"
+#include "core/util/Json.h"
+
+#include <sqlite3.h>
 
 using testsupport::cli;
 
@@ -63,6 +69,24 @@ private slots:
         QVERIFY(!testsupport::validateJson(reordered, schema, schemas).empty());
     }
 
+    // The stack's edges: bytes that are not UTF-8 (a hostile key) print as
+    // U+FFFD, so the output stays JSON; a bad document is one sentence with
+    // the offset.
+    void stackEdges()
+    {
+        QCOMPARE(cs::dumpJson(cs::Json{{"key", std::string("k\xff\xfe")}}), std::string("{\"key\":\"k\xEF\xBF\xBD\xEF\xBF\xBD\"}"));
+        QCOMPARE(cs::dumpJson(cs::Json(UINT64_MAX)), std::string("18446744073709551615"));
+        QCOMPARE(cs::dumpJson(cs::Json(int64_t(-9007199254740993LL))), std::string("-9007199254740993"));
+        try {
+            cs::parseJson("{\"a\": [1, 2", "doc.json");
+            QFAIL("parsed a truncated document");
+        } catch (const cs::Error& e) {
+            QVERIFY2(std::string(e.what()).rfind("doc.json: not JSON at byte 12", 0) == 0, e.what());
+        }
+        QCOMPARE(cs::integer(cs::field(cs::parseJson("{\"n\": 9223372036854775807}", "n"), "n")), INT64_MAX);
+        QCOMPARE(cs::text(cs::field(cs::parseJson("[1]", "a"), "missing"), "fallback"), std::string("fallback"));
+    }
+
     void framesAndSnapshots()
     {
         const QString src = path(QStringLiteral("in.bin"));
@@ -116,6 +140,25 @@ private slots:
         const auto history = check({"store", "gc-history", dir, "--json"}, "gc-history");
         QCOMPARE(history["runs"].size(), size_t(2));
         check({"store", "gc-compare", dir, "1", "2", "--json"}, "gc-compare");
+
+        // Byte counts above 2^53 (a double would print 9007199254740992) come
+        // back from the catalog and out of the CLI exactly.
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open((dir + QStringLiteral("/catalog.db")).toUtf8().constData(), &db), SQLITE_OK);
+        const char* grow = "UPDATE gc_runs SET stats_json = json_set(stats_json, '$.live_bytes', 9007199254740993, "
+                           "'$.reclaimed_bytes', 9223372036854775807) WHERE id = 1";
+        QCOMPARE(sqlite3_exec(db, grow, nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+        const auto big = cli({"store", "gc-history", dir, "--json"});
+        QCOMPARE(big.exitCode, 0);
+        QVERIFY2(big.out.contains("\"live_bytes\": 9007199254740993,"), big.out.constData());
+        QVERIFY2(big.out.contains("\"reclaimed_bytes\": 9223372036854775807,"), big.out.constData());
+        const auto again = check({"store", "gc-history", dir, "--json"}, "gc-history");
+        uint64_t seen = 0;
+        for (const auto& run : again["runs"])
+            if (run["id"] == 1)
+                seen = run["stats"]["live_bytes"].get<uint64_t>();
+        QCOMPARE(seen, uint64_t(9007199254740993ull));
     }
 };
 

@@ -387,6 +387,28 @@ private slots:
             QVERIFY2(doc.object().contains(k), k);
         QCOMPARE(doc.object()["steps"].toArray().size(), 6);
         QCOMPARE(doc.object()["steps"].toArray()[1].toObject()["name"].toString(), QString("traverse"));
+        // 64-bit counts survive exactly (the stack is not double-based).
+        auto huge = r.stats;
+        huge.liveBytes = (uint64_t(1) << 53) + 1;
+        huge.reclaimedBytes = UINT64_MAX;
+        QVERIFY(huge.toJson().find("\"live_bytes\":9007199254740993,") != std::string::npos);
+        const auto hugeBack = gc::GcStats::fromJson(huge.toJson());
+        QCOMPARE(hugeBack.liveBytes, (uint64_t(1) << 53) + 1);
+        QCOMPARE(hugeBack.reclaimedBytes, UINT64_MAX);
+        // A damaged stats_json is one sentence with the offset.
+        try {
+            gc::GcStats::fromJson("{\"live_bytes\": 1,");
+            QFAIL("parsed a truncated document");
+        } catch (const cs::Error& e) {
+            QVERIFY2(std::string(e.what()).rfind("GC stats: not JSON at byte ", 0) == 0, e.what());
+        }
+        std::string deep(300, '[');
+        try {
+            gc::GcStats::fromJson(deep + std::string(300, ']'));
+            QFAIL("parsed 300 levels");
+        } catch (const cs::Error& e) {
+            QVERIFY2(std::string(e.what()).find("deeper than 256") != std::string::npos, e.what());
+        }
         const auto rows = gc::compareGcRuns(r.stats, back);
         QVERIFY(!rows.empty());
         for (const auto& row : rows)

@@ -502,7 +502,7 @@ bool BenchmarkDocument::exportResultJson(const QString& path, QString* error)
     }
     const cs::Json out = shown_.size() == 1 ? cs::runToJson(shown_[0], false) : cs::comparisonToJson(shown_[0], shown_[1]);
     QFile f(path);
-    const QByteArray bytes = QByteArray::fromStdString(out.dump(2) + "\n");
+    const QByteArray bytes = QByteArray::fromStdString(cs::dumpJson(out, 2) + "\n");
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size() || !f.flush()) {
         *error = tr("%1: cannot write: %2.").arg(path, f.errorString());
         return false;
