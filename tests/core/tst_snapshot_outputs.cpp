@@ -3,6 +3,7 @@
 // standard output gets the data and nothing else, a failed run leaves the
 // old output and no temp file. Stock zstd checks what lands in a FIFO.
 // Device nodes are made in a temp folder with /dev/null's numbers.
+#include "common/OutputTargets.h"
 #include "common/TestSupport.h"
 
 #include "core/jobs/Job.h"
@@ -19,46 +20,12 @@
 
 #include <thread>
 
+using testsupport::lstatOf;
+using testsupport::makeNullDevice;
+using testsupport::namesIn;
+using testsupport::FifoReader;
+
 namespace {
-
-struct stat lstatOf(const QString& path)
-{
-    struct stat st {};
-    ::lstat(path.toLocal8Bit().constData(), &st);
-    return st;
-}
-
-bool makeNullDevice(const QString& path)
-{
-    struct stat null {};
-    if (::stat("/dev/null", &null) != 0)
-        return false;
-    return ::mknod(path.toLocal8Bit().constData(), S_IFCHR | 0666, null.st_rdev) == 0;
-}
-
-QStringList namesIn(const QString& dir)
-{
-    return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
-}
-
-// Reads a FIFO to its end on a thread while the CLI writes it.
-struct FifoReader {
-    QByteArray data;
-    std::thread thread;
-    explicit FifoReader(const QString& path)
-        : thread([this, path] {
-              QFile f(path);
-              if (f.open(QIODevice::ReadOnly))
-                  data = f.readAll();
-          })
-    {
-    }
-    QByteArray take()
-    {
-        thread.join();
-        return data;
-    }
-};
 
 // An input of several frames (1 KiB chunk would make too many: 64 KiB) with
 // a hole in the middle, and its snapshot.

@@ -3,6 +3,7 @@
 // nothing else, no predictable temp name a planted link could redirect, the
 // old output kept when a restore fails. Device nodes are made in a temp
 // folder with /dev/null's numbers; the machine's /dev is never touched.
+#include "common/OutputTargets.h"
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
 
@@ -17,45 +18,12 @@
 
 using namespace cs::store;
 
+using testsupport::lstatOf;
+using testsupport::makeNullDevice;
+using testsupport::namesIn;
+using testsupport::FifoReader;
+
 namespace {
-
-struct stat lstatOf(const QString& path)
-{
-    struct stat st {};
-    ::lstat(path.toLocal8Bit().constData(), &st);
-    return st;
-}
-
-bool makeNullDevice(const QString& path)
-{
-    struct stat null {};
-    if (::stat("/dev/null", &null) != 0)
-        return false;
-    return ::mknod(path.toLocal8Bit().constData(), S_IFCHR | 0666, null.st_rdev) == 0;
-}
-
-QStringList namesIn(const QString& dir)
-{
-    return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
-}
-
-struct FifoReader {
-    QByteArray data;
-    std::thread thread;
-    explicit FifoReader(const QString& path)
-        : thread([this, path] {
-              QFile f(path);
-              if (f.open(QIODevice::ReadOnly))
-                  data = f.readAll();
-          })
-    {
-    }
-    QByteArray take()
-    {
-        thread.join();
-        return data;
-    }
-};
 
 // A store with one unmerged entry "k" (3 MiB in 1 MiB parts) made by the CLI.
 struct Fixture {

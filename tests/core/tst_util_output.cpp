@@ -3,6 +3,7 @@
 // never replaced; a link as the last component is refused unless it leads to
 // a device. Device nodes are made here (mknod with /dev/null's numbers inside
 // a temp folder): the machine's own /dev is never touched.
+#include "common/OutputTargets.h"
 #include "common/TestSupport.h"
 
 #include "core/util/Error.h"
@@ -22,6 +23,10 @@
 
 using cs::OutputFile;
 
+using testsupport::lstatOf;
+using testsupport::makeNullDevice;
+using testsupport::namesIn;
+
 namespace {
 
 std::string errorOf(const std::function<void()>& fn)
@@ -32,27 +37,6 @@ std::string errorOf(const std::function<void()>& fn)
         return e.what();
     }
     return {};
-}
-
-struct stat lstatOf(const QString& path)
-{
-    struct stat st {};
-    ::lstat(path.toLocal8Bit().constData(), &st);
-    return st;
-}
-
-// A character device with the numbers of /dev/null (writes vanish).
-bool makeNullDevice(const QString& path)
-{
-    struct stat null {};
-    if (::stat("/dev/null", &null) != 0)
-        return false;
-    return ::mknod(path.toLocal8Bit().constData(), S_IFCHR | 0666, null.st_rdev) == 0;
-}
-
-QStringList namesIn(const QString& dir)
-{
-    return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
 }
 
 } // namespace
