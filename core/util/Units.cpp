@@ -81,7 +81,13 @@ std::optional<int64_t> parseDurationSeconds(std::string_view text)
     else if (unit == "d") mult = 86400;
     else if (unit == "w") mult = 7 * 86400;
     else return std::nullopt;
-    return int64_t(std::llround(value * mult));
+    // At most about 31 million years: a duration in milliseconds (the cache
+    // server's clock) must still fit an int64_t, and llround of a value past
+    // its range is undefined.
+    const double seconds = value * mult;
+    if (seconds > 1.0e15)
+        return std::nullopt;
+    return int64_t(std::llround(seconds));
 }
 
 std::string formatSize(uint64_t bytes)

@@ -276,6 +276,10 @@ private slots:
         QCOMPARE(cs::parseSize("1,5MiB"), std::optional<uint64_t>());
         QCOMPARE(cs::parseDurationSeconds("1.5h"), std::optional<int64_t>(5400));
         QCOMPARE(cs::parseDurationSeconds("1,5h"), std::optional<int64_t>());
+        // Past ~31 million years a duration is refused, not rounded into
+        // undefined behaviour (llround) or an int64 overflow in milliseconds.
+        QCOMPARE(cs::parseDurationSeconds("99999999999999999999w"), std::optional<int64_t>());
+        QCOMPARE(cs::parseDurationSeconds("1000000000000000s"), std::optional<int64_t>(1000000000000000));
         QCOMPARE(cs::formatSize(1572864), std::string("1.5 MiB"));
         QCOMPARE(cs::formatDuration(2.25), std::string("2.2 s"));
         std::setlocale(LC_ALL, saved.c_str());

@@ -185,6 +185,46 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(doc->isSummaryReady() && doc->summaryText().contains(QStringLiteral("3 merged")), 20000);
     }
 
+    // A field that does not parse, or no rule at all, gives one sentence and
+    // no preview; any change after a preview voids it.
+    void evictFieldsRefuseThenVoidThePreview()
+    {
+        ui::MainWindow w;
+        StoreDocument* doc = openIn(w);
+        QVERIFY(doc);
+        doc->evictWithPreview();
+        auto* dialog = doc->findChild<ui::EvictDialog*>();
+        QVERIFY(dialog);
+        QSignalSpy previewed(dialog, &ui::EvictDialog::previewFinished);
+        dialog->previewButton()->click();
+        QVERIFY2(dialog->messageLabel()->text().contains(QStringLiteral("Choose at least one rule")),
+                 qPrintable(dialog->messageLabel()->text()));
+        dialog->olderThanEdit()->setText(QStringLiteral("99999999999999999999w"));
+        dialog->previewButton()->click();
+        QVERIFY2(dialog->messageLabel()->text().contains(QStringLiteral("is not a duration")),
+                 qPrintable(dialog->messageLabel()->text()));
+        dialog->olderThanEdit()->clear();
+        dialog->maxSizeEdit()->setText(QStringLiteral("lots"));
+        dialog->previewButton()->click();
+        QVERIFY2(dialog->messageLabel()->text().contains(QStringLiteral("is not a size")),
+                 qPrintable(dialog->messageLabel()->text()));
+        QCOMPARE(previewed.count(), 0);
+        QVERIFY(!dialog->evictButton()->isEnabled());
+
+        dialog->maxSizeEdit()->setText(QStringLiteral("1B"));
+        dialog->previewButton()->click();
+        QVERIFY(previewed.wait(20000));
+        QVERIFY2(previewed.last().at(0).toBool(), qPrintable(dialog->messageLabel()->text()));
+        QVERIFY(dialog->evictButton()->isEnabled());
+        QVERIFY(dialog->previewTable()->rowCount() > 0);
+        dialog->unusedForEdit()->setText(QStringLiteral("1d"));
+        QVERIFY(!dialog->evictButton()->isEnabled());
+        QCOMPARE(dialog->previewTable()->rowCount(), 0);
+        QVERIFY(dialog->previewIds().empty());
+        dialog->reject();
+        QCOMPARE(Store::open(store_.toStdString())->countEntries({}), uint64_t(3));
+    }
+
     void evictPreviewMatchesDryRun()
     {
         ui::MainWindow w;
