@@ -14,9 +14,26 @@ namespace cs::store {
 
 namespace {
 
-const std::vector<const char*>& migrations()
+// The triggers that keep entries_generation: created by migration 2 and
+// created again, unchanged, by migration 3 after it rebuilt the table.
+constexpr const char* kEntriesGenerationTriggers = R"SQL(
+CREATE TRIGGER entries_generation_insert AFTER INSERT ON entries
+BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
+CREATE TRIGGER entries_generation_delete AFTER DELETE ON entries
+BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
+CREATE TRIGGER entries_generation_update AFTER UPDATE ON entries
+WHEN old.id IS NOT new.id OR old.key IS NOT new.key OR old.version IS NOT new.version
+  OR old.scope IS NOT new.scope OR old.size IS NOT new.size OR old.state IS NOT new.state
+  OR old.part_count IS NOT new.part_count OR old.created IS NOT new.created
+BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
+CREATE TRIGGER entries_generation_access AFTER UPDATE OF last_access ON entries
+WHEN old.last_access IS NOT new.last_access
+BEGIN UPDATE entries_generation SET access = access + 1 WHERE id = 1; END;
+)SQL";
+
+const std::vector<std::string>& migrations()
 {
-    static const std::vector<const char*> list = {
+    static const std::vector<std::string> list = {
         // 1: entries, parts, dedup index, GC state and history, benchmark runs.
         R"SQL(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -108,19 +125,7 @@ CREATE TABLE entries_generation(
     access INTEGER NOT NULL
 );
 INSERT INTO entries_generation(id, rows, access) VALUES(1, 0, 0);
-CREATE TRIGGER entries_generation_insert AFTER INSERT ON entries
-BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
-CREATE TRIGGER entries_generation_delete AFTER DELETE ON entries
-BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
-CREATE TRIGGER entries_generation_update AFTER UPDATE ON entries
-WHEN old.id IS NOT new.id OR old.key IS NOT new.key OR old.version IS NOT new.version
-  OR old.scope IS NOT new.scope OR old.size IS NOT new.size OR old.state IS NOT new.state
-  OR old.part_count IS NOT new.part_count OR old.created IS NOT new.created
-BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
-CREATE TRIGGER entries_generation_access AFTER UPDATE OF last_access ON entries
-WHEN old.last_access IS NOT new.last_access
-BEGIN UPDATE entries_generation SET access = access + 1 WHERE id = 1; END;
-)SQL",
+)SQL" + std::string(kEntriesGenerationTriggers),
         // 3: the counter table without constraints. A statement that writes more
         // than one row (here: through a trigger) and may abort on a constraint
         // needs a statement journal inside a transaction; with NOT NULL and
@@ -135,19 +140,7 @@ DROP TRIGGER entries_generation_update;
 DROP TRIGGER entries_generation_access;
 DROP TABLE entries_generation;
 ALTER TABLE entries_generation_new RENAME TO entries_generation;
-CREATE TRIGGER entries_generation_insert AFTER INSERT ON entries
-BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
-CREATE TRIGGER entries_generation_delete AFTER DELETE ON entries
-BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
-CREATE TRIGGER entries_generation_update AFTER UPDATE ON entries
-WHEN old.id IS NOT new.id OR old.key IS NOT new.key OR old.version IS NOT new.version
-  OR old.scope IS NOT new.scope OR old.size IS NOT new.size OR old.state IS NOT new.state
-  OR old.part_count IS NOT new.part_count OR old.created IS NOT new.created
-BEGIN UPDATE entries_generation SET rows = rows + 1 WHERE id = 1; END;
-CREATE TRIGGER entries_generation_access AFTER UPDATE OF last_access ON entries
-WHEN old.last_access IS NOT new.last_access
-BEGIN UPDATE entries_generation SET access = access + 1 WHERE id = 1; END;
-)SQL",
+)SQL" + std::string(kEntriesGenerationTriggers),
         // 4: a CRC-32C per part, computed at commit, so fsck finds bytes that
         // changed on disk in an unmerged part of the same size (and a merge or
         // restore that finds the entry's SHA-256 wrong can name the part).
