@@ -131,6 +131,30 @@ std::string optionWords(const CLI::App* app)
     return out;
 }
 
+// A command's words as the completion scripts match them: "" for the top,
+// "/store/get" for `store get`.
+std::string slashPath(const CLI::App* a, const CLI::App& top)
+{
+    if (a == &top)
+        return {};
+    std::string p = "/" + commandPath(a);
+    for (char& c : p)
+        if (c == ' ')
+            c = '/';
+    return p;
+}
+
+// Every command's slash path but the top's, joined by '|' (a shell case
+// pattern).
+std::string knownPaths(const std::vector<const CLI::App*>& all, const CLI::App& top)
+{
+    std::string known;
+    for (const CLI::App* a : all)
+        if (a != &top)
+            known += (known.empty() ? "" : "|") + slashPath(a, top);
+    return known;
+}
+
 std::string bashCompletion(const CLI::App& top)
 {
     std::vector<const CLI::App*> all;
@@ -140,22 +164,10 @@ std::string bashCompletion(const CLI::App& top)
     b << "_cachescope_cli()\n{\n";
     b << "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" path=\"\" i\n";
     b << "    for ((i = 1; i < COMP_CWORD; i++)); do\n        case \"$path/${COMP_WORDS[i]}\" in\n";
-    std::string known;
-    for (const CLI::App* a : all)
-        if (a != &top) {
-            std::string p = commandPath(a);
-            for (char& c : p)
-                if (c == ' ')
-                    c = '/';
-            known += (known.empty() ? "" : "|") + ("/" + p);
-        }
-    b << "            " << known << ") path=\"$path/${COMP_WORDS[i]}\" ;;\n        esac\n    done\n";
+    b << "            " << knownPaths(all, top) << ") path=\"$path/${COMP_WORDS[i]}\" ;;\n        esac\n    done\n";
     b << "    local subs=\"\" opts=\"\" valued=\"\" paths=\"\"\n    case \"$path\" in\n";
     for (const CLI::App* a : all) {
-        std::string p = a == &top ? "" : "/" + commandPath(a);
-        for (char& c : p)
-            if (c == ' ')
-                c = '/';
+        const std::string p = slashPath(a, top);
         std::string valued, paths;
         for (const CLI::Option* o : optionsOf(a)) {
             if (o->get_type_name().empty())
@@ -198,22 +210,10 @@ std::string zshCompletion(const CLI::App& top)
          "(cachescope-cli __export zsh)\n";
     z << "_cachescope_cli() {\n    local p='' i depth=1\n    for ((i = 2; i < CURRENT; i++)); do\n"
          "        case \"$p/${words[i]}\" in\n";
-    std::string known;
-    for (const CLI::App* a : all)
-        if (a != &top) {
-            std::string p = commandPath(a);
-            for (char& c : p)
-                if (c == ' ')
-                    c = '/';
-            known += (known.empty() ? "" : "|") + ("/" + p);
-        }
-    z << "            (" << known << ") p=\"$p/${words[i]}\"; depth=$i ;;\n        esac\n    done\n";
+    z << "            (" << knownPaths(all, top) << ") p=\"$p/${words[i]}\"; depth=$i ;;\n        esac\n    done\n";
     z << "    case $p in\n";
     for (const CLI::App* a : all) {
-        std::string p = a == &top ? "" : "/" + commandPath(a);
-        for (char& c : p)
-            if (c == ' ')
-                c = '/';
+        const std::string p = slashPath(a, top);
         z << "        ('" << p << "')\n";
         const auto subs = visible(a);
         if (!subs.empty()) {
