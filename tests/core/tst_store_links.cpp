@@ -180,30 +180,26 @@ private slots:
         QVERIFY(victim.intact());
     }
 
-    // A control file or suffix that is a link is not read.
-    void linkedControlFileIsRefused()
+    // A control file or catalog that is a link is not read: the store is
+    // refused with the link's name, and its target stays.
+    void linkedStoreFileIsRefused_data()
     {
-        QTemporaryDir tmp;
-        const std::string dir = tmp.filePath("s").toStdString();
-        Store::init(dir).reset();
-        const QString control = QString::fromStdString(dir + "/pack/control");
-        QVERIFY(QFile::rename(control, tmp.filePath("control.real")));
-        QVERIFY(QFile::link(tmp.filePath("control.real"), control));
-        const std::string err = errorOf([&] { Store::open(dir); });
-        QVERIFY2(err.find(control.toStdString() + ": is a symbolic link") != std::string::npos, err.c_str());
-        QVERIFY(QFileInfo::exists(tmp.filePath("control.real")));
+        QTest::addColumn<QString>("name");
+        QTest::newRow("control") << QStringLiteral("pack/control");
+        QTest::newRow("catalog") << QStringLiteral("catalog.db");
     }
-
-    void linkedCatalogIsRefused()
+    void linkedStoreFileIsRefused()
     {
+        QFETCH(QString, name);
         QTemporaryDir tmp;
         const std::string dir = tmp.filePath("s").toStdString();
         Store::init(dir).reset();
-        const QString catalog = QString::fromStdString(dir + "/catalog.db");
-        QVERIFY(QFile::rename(catalog, tmp.filePath("elsewhere.db")));
-        QVERIFY(QFile::link(tmp.filePath("elsewhere.db"), catalog));
+        const QString file = QString::fromStdString(dir) + QLatin1Char('/') + name;
+        QVERIFY(QFile::rename(file, tmp.filePath("elsewhere")));
+        QVERIFY(QFile::link(tmp.filePath("elsewhere"), file));
         const std::string err = errorOf([&] { Store::open(dir); });
-        QVERIFY2(err.find(catalog.toStdString() + ": is a symbolic link") != std::string::npos, err.c_str());
+        QVERIFY2(err.find(file.toStdString() + ": is a symbolic link") != std::string::npos, err.c_str());
+        QVERIFY(QFileInfo::exists(tmp.filePath("elsewhere")));
     }
 
     // SQLite would follow a link at the WAL's name and write through it.
