@@ -8,9 +8,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "core/util/Error.h"
 #include "core/util/Sha256.h"
 
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -110,6 +112,17 @@ inline bool machineIsQuiet()
 {
     double load = 0;
     return getloadavg(&load, 1) == 1 && load <= double(std::thread::hardware_concurrency());
+}
+
+// The message of the cs::Error that fn throws; empty when it throws none.
+inline std::string errorOf(const std::function<void()>& fn)
+{
+    try {
+        fn();
+    } catch (const cs::Error& e) {
+        return e.what();
+    }
+    return {};
 }
 
 } // namespace testsupport

@@ -17,17 +17,9 @@
 
 using namespace cs::store;
 
-namespace {
+using testsupport::errorOf;
 
-std::string errorOf(const std::function<void()>& fn)
-{
-    try {
-        fn();
-    } catch (const cs::Error& e) {
-        return e.what();
-    }
-    return {};
-}
+namespace {
 
 // Every file under dir with its SHA-256: "nothing changed" is this map equal.
 std::map<QString, std::string> treeOf(const QString& dir)

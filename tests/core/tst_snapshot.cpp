@@ -142,16 +142,10 @@ QStringList leftovers(const QString& dir)
     return QDir(dir).entryList({QStringLiteral("*.tmp-*"), QStringLiteral(".*.cachescope-*")}, QDir::Files | QDir::Hidden);
 }
 
-QString errorOf(const std::function<void()>& fn)
+// The error fn throws ("cancelled" for cs::Cancelled), as a QString.
+QString messageOf(const std::function<void()>& fn)
 {
-    try {
-        fn();
-    } catch (const cs::Cancelled&) {
-        return QStringLiteral("cancelled");
-    } catch (const cs::Error& e) {
-        return QString::fromUtf8(e.what());
-    }
-    return {};
+    return QString::fromStdString(testsupport::errorOf(fn));
 }
 
 } // namespace
@@ -413,7 +407,7 @@ void TestSnapshot::flippedByteNamesFrameOffset()
     QVERIFY(writeFile(bad, bytes));
     QFile::remove(out);
     for (int threads : {1, 2}) {
-        const QString msg = errorOf([&] { restore(bad, out, threads); });
+        const QString msg = messageOf([&] { restore(bad, out, threads); });
         QVERIFY2(msg.contains(QStringLiteral("offset %1").arg(target.offset)), qPrintable(msg));
         QVERIFY2(msg.contains(QStringLiteral("flip-bad.zst")), qPrintable(msg));
         QVERIFY(!QFileInfo::exists(out));
@@ -438,7 +432,7 @@ void TestSnapshot::truncatedSnapshotFails()
     for (qsizetype cut : {bytes.size() - 1, bytes.size() / 2, qsizetype(2)}) {
         const QString bad = path(QStringLiteral("trunc-bad.zst"));
         QVERIFY(writeFile(bad, bytes.left(cut)));
-        const QString msg = errorOf([&] { restore(bad, out, 2); });
+        const QString msg = messageOf([&] { restore(bad, out, 2); });
         QVERIFY2(!msg.isEmpty(), "a truncated snapshot was accepted");
         QVERIFY2(msg.contains(QStringLiteral("offset")), qPrintable(msg));
         QVERIFY(!QFileInfo::exists(out));
@@ -466,7 +460,7 @@ void TestSnapshot::absurdDeclaredSizeIsRefused()
     const QByteArray good = readFile(prefix);
     const QString bad = path(QStringLiteral("tib.zst")), out = path(QStringLiteral("tib.out"));
     QVERIFY(writeFile(bad, good + frame));
-    const QString msg = errorOf([&] { restore(bad, out, 2); });
+    const QString msg = messageOf([&] { restore(bad, out, 2); });
     QVERIFY2(msg.contains(QStringLiteral("offset %1").arg(good.size())), qPrintable(msg));
     QVERIFY2(msg.contains(QString::number(tib)), qPrintable(msg));
     QVERIFY(!QFileInfo::exists(out));
@@ -478,7 +472,7 @@ void TestSnapshot::absurdDeclaredSizeIsRefused()
     big[16] = char((bigBh >> 16) & 0xFF);
     big.append(QByteArray(4096, 'x'));
     QVERIFY(writeFile(bad, big));
-    const QString msg2 = errorOf([&] { restore(bad, out, 1); });
+    const QString msg2 = messageOf([&] { restore(bad, out, 1); });
     QVERIFY2(msg2.contains(QStringLiteral("larger than")) && msg2.contains(QStringLiteral("offset 0")), qPrintable(msg2));
     QVERIFY(leftovers(tmp_.path()).isEmpty());
 }
@@ -506,7 +500,7 @@ void TestSnapshot::cancelDuringWriteLeavesNothing()
         o.chunk = 64 << 10;
         o.threads = threads;
         o.level = 19;
-        const QString msg = errorOf([&] { cs::writeSnapshot(src.toStdString(), snap.toStdString(), o, job); });
+        const QString msg = messageOf([&] { cs::writeSnapshot(src.toStdString(), snap.toStdString(), o, job); });
         QCOMPARE(msg, QStringLiteral("cancelled"));
         QVERIFY(sawTemp);
         QVERIFY(!QFileInfo::exists(snap));
@@ -528,7 +522,7 @@ void TestSnapshot::cancelDuringRestoreLeavesNothing()
     });
     cs::SnapshotRestoreOptions o;
     o.threads = 2;
-    const QString msg = errorOf([&] { cs::restoreSnapshot(snap.toStdString(), out.toStdString(), o, job); });
+    const QString msg = messageOf([&] { cs::restoreSnapshot(snap.toStdString(), out.toStdString(), o, job); });
     QCOMPARE(msg, QStringLiteral("cancelled"));
     QVERIFY(!QFileInfo::exists(out));
     QVERIFY(leftovers(tmp_.path()).isEmpty());

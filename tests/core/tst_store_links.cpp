@@ -15,6 +15,8 @@
 
 using namespace cs::store;
 
+using testsupport::errorOf;
+
 namespace {
 
 // A folder outside the store with files an attacker wants removed, and how
@@ -37,16 +39,6 @@ struct Victim {
 };
 
 bool isLink(const QString& path) { return QFileInfo(path).isSymLink(); }
-
-std::string errorOf(const std::function<void()>& fn)
-{
-    try {
-        fn();
-    } catch (const cs::Error& e) {
-        return e.what();
-    }
-    return {};
-}
 
 } // namespace
 

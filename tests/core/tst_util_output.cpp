@@ -27,19 +27,7 @@ using testsupport::lstatOf;
 using testsupport::makeNullDevice;
 using testsupport::namesIn;
 
-namespace {
-
-std::string errorOf(const std::function<void()>& fn)
-{
-    try {
-        fn();
-    } catch (const cs::Error& e) {
-        return e.what();
-    }
-    return {};
-}
-
-} // namespace
+using testsupport::errorOf;
 
 class TestUtilOutput : public QObject {
     Q_OBJECT
