@@ -14,10 +14,12 @@
 #include "ui/shell/RecentFiles.h"
 #include "ui/store/EntryDetailsPane.h"
 #include "ui/store/EntryTableModel.h"
+#include "ui/store/EvictDialog.h"
 #include "ui/store/StoreBrowser.h"
 #include "ui/store/StoreDocument.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -117,6 +119,22 @@ int main(int argc, char** argv)
     waitFor([doc] { return doc->browser()->details()->entryId() != 0; }, "the entry's details");
     settle(1000);
     shoot(&w, "store-browser");
+
+    // Evict with a preview: what a budget would remove, before anything goes.
+    doc->evictWithPreview();
+    if (auto* evict = doc->findChild<ui::EvictDialog*>()) {
+        evict->selectedKeysBox()->setChecked(false);
+        evict->maxSizeEdit()->setText(QStringLiteral("32MiB"));
+        bool previewed = false;
+        QObject::connect(evict, &ui::EvictDialog::previewFinished, [&previewed] { previewed = true; });
+        evict->previewButton()->click();
+        waitFor([&previewed] { return previewed; }, "the eviction preview");
+        shoot(evict, "evict-preview");
+        evict->reject();
+    } else {
+        std::fprintf(stderr, "screenshot tour: the eviction dialog did not open\n");
+        failed = true;
+    }
 
     // Reachability: the dry run's strip, with the evicted entries' dead ranges.
     auto* reach = viewOf<ui::ReachabilityView>(doc);

@@ -46,8 +46,11 @@ EvictPreviewDialog::EvictPreviewDialog(const Texts& texts, std::vector<std::stri
     form->addRow(QString(), selectedBox_);
     layout->addLayout(form);
     auto* previewRow = new QHBoxLayout;
+    // The button keeps its size; the progress bar, shown while a preview
+    // runs, takes the rest of the row (the stretch does when it is hidden).
     previewRow->addWidget(previewButton_);
     previewRow->addWidget(progress_, 1);
+    previewRow->addStretch(0);
     layout->addLayout(previewRow);
 
     table_->setColumnCount(5);
