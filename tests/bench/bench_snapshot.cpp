@@ -1,9 +1,12 @@
 // Snapshot benchmark against the stock zstd tool, on a 512 MiB file of mixed
 // text and random data (generated once into the work folder and reused):
 //  - decode: `cachescope-cli snapshot restore` with 1 and 2 threads against
-//    `zstd -d` of the same snapshot;
+//    `zstd -d` of the same snapshot, and `pzstd -d -p 2` of pzstd's own file
+//    of the same input (pzstd decodes only what pzstd wrote in parallel):
+//    wall, cpu and peak RSS;
 //  - write: `cachescope-cli snapshot create` with 1 and 2 workers (8 MiB
-//    chunks, level 3) against `zstd -3` and `zstd -3 -T2`: throughput and ratio;
+//    chunks, level 3) against `zstd -3`, `zstd -3 -T2` and `pzstd -3 -p 2`:
+//    throughput and ratio;
 //  - memory: peak RSS (ru_maxrss from wait4) of `snapshot create --threads 1`
 //    at 8 MiB chunks, and of `cachescope-cli --version` as the baseline.
 // Every figure is the median of N runs (default 5), each a child process;
@@ -12,7 +15,7 @@
 // figures measure the tools, not the writeback of a disk shared with other
 // work), else /tmp/cachescope-bench; --dir picks another folder.
 //
-// usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB]
+// usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB] [--only write,decode,memory]
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -176,6 +179,7 @@ int main(int argc, char** argv)
     std::string dir = shm ? "/dev/shm/cachescope-bench" : "/tmp/cachescope-bench";
     int runs = 5;
     uint64_t sizeMiB = 512;
+    std::string only = "write,decode,memory";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--dir" && i + 1 < argc)
@@ -184,13 +188,16 @@ int main(int argc, char** argv)
             runs = std::max(1, std::atoi(argv[++i]));
         else if (a == "--size" && i + 1 < argc)
             sizeMiB = uint64_t(std::max(1, std::atoi(argv[++i])));
+        else if (a == "--only" && i + 1 < argc)
+            only = argv[++i];
         else {
-            std::fprintf(stderr, "usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB]\n");
+            std::fprintf(stderr, "usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB] [--only write,decode,memory]\n");
             return 2;
         }
     }
     ::mkdir(dir.c_str(), 0755);
-    const std::string cli = CACHESCOPE_CLI, zstd = ZSTD_PROGRAM;
+    const std::string cli = CACHESCOPE_CLI, zstd = ZSTD_PROGRAM, pzstd = PZSTD_PROGRAM;
+    const bool havePzstd = !pzstd.empty() && ::access(pzstd.c_str(), X_OK) == 0;
     const std::string input = dir + "/mixed-" + std::to_string(sizeMiB) + "M.bin";
     const uint64_t size = sizeMiB << 20;
     if (fileSize(input) != size) {
@@ -206,55 +213,91 @@ int main(int argc, char** argv)
     std::printf("tools: %s, %s; load average at start %.2f %.2f %.2f\n\n", cli.c_str(), zstd.c_str(), load[0], load[1],
                 load[2]);
 
-    // Write. Each command writes its own output, so the sizes can be read afterwards.
-    std::printf("write (level 3; ours: 8 MiB chunks)\n");
-    const std::string ours1 = dir + "/ours-1w.zst", stockT2 = dir + "/stock-T2.zst";
-    const auto w = measureInterleaved({{"cachescope snapshot create --threads 1", {cli, "snapshot", "create", input, ours1, "--threads", "1"}, ours1},
-                                       {"cachescope snapshot create --threads 2", {cli, "snapshot", "create", input, ours, "--threads", "2"}, ours},
-                                       {"zstd -3", {zstd, "-3", "-q", "-f", input, "-o", stock}, stock},
-                                       {"zstd -3 -T2", {zstd, "-3", "-T2", "-q", "-f", input, "-o", stockT2}, stockT2}},
-                                      runs);
-    const Series &w1 = w[0], &w2 = w[1], &z1 = w[2], &z2 = w[3];
-    const uint64_t oursSize = fileSize(ours), stockSize = fileSize(stock), stockSizeT2 = fileSize(stockT2);
-    ::unlink(ours1.c_str());
-    ::unlink(stockT2.c_str());
     const double mb = double(size) / 1e6;
-    const double rOurs = double(size) / double(oursSize), rStock = double(size) / double(stockSize),
-                 rStockT2 = double(size) / double(stockSizeT2);
-    std::printf("  throughput MB/s: ours 1w %.1f, ours 2w %.1f, zstd -3 %.1f, zstd -3 -T2 %.1f\n", mb / w1.wall,
-                mb / w2.wall, mb / z1.wall, mb / z2.wall);
-    std::printf("  ratio: ours %.4f (%llu B), zstd -3 %.4f (%llu B), zstd -3 -T2 %.4f (%llu B); ours vs -T2: %+.2f %%\n",
-                rOurs, (unsigned long long)oursSize, rStock, (unsigned long long)stockSize, rStockT2,
-                (unsigned long long)stockSizeT2, (rOurs / rStockT2 - 1) * 100);
-    std::printf("  speed ours 1w / zstd -3: %.2fx; ours 2w / zstd -3 -T2: %.2fx (target >= 1.0x)\n\n", z1.wall / w1.wall,
-                z2.wall / w2.wall);
+    // pzstd's own file of the same input: written by the write group, or once
+    // here when only decoding (pzstd -d runs in parallel only on what pzstd wrote).
+    const std::string pz = dir + "/pzstd.zst";
+    auto prepare = [&](const std::string& path, const std::vector<std::string>& argv) {
+        if (fileSize(path) == 0)
+            runChild(argv);
+    };
 
-    // Decode the same snapshot (ours, 8 MiB sized frames, from the 2-worker write) three ways.
-    std::printf("decode %s (%llu bytes)\n", ours.c_str(), (unsigned long long)fileSize(ours));
-    const std::string out1 = dir + "/decoded-1t.bin", out2 = dir + "/decoded-2t.bin";
-    const auto d = measureInterleaved({{"zstd -d", {zstd, "-d", "-q", "-f", ours, "-o", out}, out},
-                                       {"cachescope snapshot restore --threads 1", {cli, "snapshot", "restore", ours, out1, "--threads", "1"}, out1},
-                                       {"cachescope snapshot restore --threads 2", {cli, "snapshot", "restore", ours, out2, "--threads", "2"}, out2}},
-                                      runs);
-    const Series &dz = d[0], &d1 = d[1], &d2 = d[2];
-    ::unlink(out1.c_str());
-    ::unlink(out2.c_str());
-    std::printf("  throughput MB/s: zstd -d %.1f, ours 1t %.1f, ours 2t %.1f\n", mb / dz.wall, mb / d1.wall, mb / d2.wall);
-    std::printf("  speed vs zstd -d: ours 1t %.2fx, ours 2t %.2fx (target >= 1.8x); cpu seconds ours 2t / zstd -d %.2f\n\n",
-                dz.wall / d1.wall, dz.wall / d2.wall, d2.cpu / dz.cpu);
-    ::unlink(out.c_str());
+    if (only.find("write") != std::string::npos) {
+        // Each command writes its own output, so the sizes can be read afterwards.
+        std::printf("write (level 3; ours: 8 MiB chunks)\n");
+        const std::string ours1 = dir + "/ours-1w.zst", stockT2 = dir + "/stock-T2.zst";
+        std::vector<Command> commands = {
+            {"cachescope snapshot create --threads 1", {cli, "snapshot", "create", input, ours1, "--threads", "1"}, ours1},
+            {"cachescope snapshot create --threads 2", {cli, "snapshot", "create", input, ours, "--threads", "2"}, ours},
+            {"zstd -3", {zstd, "-3", "-q", "-f", input, "-o", stock}, stock},
+            {"zstd -3 -T2", {zstd, "-3", "-T2", "-q", "-f", input, "-o", stockT2}, stockT2}};
+        if (havePzstd)
+            commands.push_back({"pzstd -3 -p 2", {pzstd, "-3", "-p", "2", "-q", "-f", input, "-o", pz}, pz});
+        const auto w = measureInterleaved(commands, runs);
+        const Series &w1 = w[0], &w2 = w[1], &z1 = w[2], &z2 = w[3];
+        const uint64_t oursSize = fileSize(ours), stockSize = fileSize(stock), stockSizeT2 = fileSize(stockT2);
+        ::unlink(ours1.c_str());
+        ::unlink(stockT2.c_str());
+        ::unlink(stock.c_str());
+        const double rOurs = double(size) / double(oursSize), rStock = double(size) / double(stockSize),
+                     rStockT2 = double(size) / double(stockSizeT2);
+        std::printf("  throughput MB/s: ours 1w %.1f, ours 2w %.1f, zstd -3 %.1f, zstd -3 -T2 %.1f\n", mb / w1.wall,
+                    mb / w2.wall, mb / z1.wall, mb / z2.wall);
+        std::printf("  ratio: ours %.4f (%llu B), zstd -3 %.4f (%llu B), zstd -3 -T2 %.4f (%llu B); ours vs -T2: %+.2f %% (target within 1 %%)\n",
+                    rOurs, (unsigned long long)oursSize, rStock, (unsigned long long)stockSize, rStockT2,
+                    (unsigned long long)stockSizeT2, (rOurs / rStockT2 - 1) * 100);
+        std::printf("  speed ours 1w / zstd -3: %.2fx; ours 2w / zstd -3 -T2: %.2fx (target >= 1.4x); cpu ours 2w / zstd -3 -T2: %.2f\n",
+                    z1.wall / w1.wall, z2.wall / w2.wall, w2.cpu / z2.cpu);
+        if (havePzstd)
+            std::printf("  pzstd -3 -p 2: %.1f MB/s, ratio %.4f; ours 2w / pzstd: %.2fx\n", mb / w[4].wall,
+                        double(size) / double(fileSize(pz)), w[4].wall / w2.wall);
+        std::printf("\n");
+    }
 
-    // Memory of one writer worker.
-    std::printf("memory (maxrss of the child)\n");
-    const auto m = measureInterleaved({{"cachescope-cli --version", {cli, "--version"}, {}},
-                                       {"cachescope snapshot create --threads 1 (8 MiB)",
-                                        {cli, "snapshot", "create", input, ours, "--threads", "1", "--chunk", "8MiB"}, ours}},
-                                      runs);
-    const Series &base = m[0], &mem = m[1];
-    std::printf("  one writer worker: %.1f MiB peak, %.1f MiB above the %.1f MiB baseline (target <= 26 MiB)\n",
-                mem.rssMiB, mem.rssMiB - base.rssMiB, base.rssMiB);
+    if (only.find("decode") != std::string::npos) {
+        // Decode the same snapshot (ours, 8 MiB sized frames, from the 2-worker write)
+        // with zstd -d and ours; pzstd -d -p 2 decodes its own file of the same input.
+        prepare(ours, {cli, "snapshot", "create", input, ours, "--threads", "2"});
+        if (havePzstd)
+            prepare(pz, {pzstd, "-3", "-p", "2", "-q", "-f", input, "-o", pz});
+        std::printf("decode %s (%llu bytes)\n", ours.c_str(), (unsigned long long)fileSize(ours));
+        const std::string out1 = dir + "/decoded-1t.bin", out2 = dir + "/decoded-2t.bin", outP = dir + "/decoded-pz.bin";
+        std::vector<Command> commands = {
+            {"zstd -d", {zstd, "-d", "-q", "-f", ours, "-o", out}, out},
+            {"cachescope snapshot restore --threads 1", {cli, "snapshot", "restore", ours, out1, "--threads", "1"}, out1},
+            {"cachescope snapshot restore --threads 2", {cli, "snapshot", "restore", ours, out2, "--threads", "2"}, out2}};
+        if (havePzstd)
+            commands.push_back({"pzstd -d -p 2 (of pzstd's own file)", {pzstd, "-d", "-p", "2", "-q", "-f", pz, "-o", outP}, outP});
+        const auto d = measureInterleaved(commands, runs);
+        const Series &dz = d[0], &d1 = d[1], &d2 = d[2];
+        ::unlink(out1.c_str());
+        ::unlink(out2.c_str());
+        ::unlink(outP.c_str());
+        ::unlink(out.c_str());
+        std::printf("  throughput MB/s: zstd -d %.1f, ours 1t %.1f, ours 2t %.1f\n", mb / dz.wall, mb / d1.wall, mb / d2.wall);
+        std::printf("  speed vs zstd -d: ours 1t %.2fx, ours 2t %.2fx (target >= 1.8x); cpu seconds ours 2t / zstd -d %.2f\n",
+                    dz.wall / d1.wall, dz.wall / d2.wall, d2.cpu / dz.cpu);
+        if (havePzstd) {
+            const Series& dp = d[3];
+            std::printf("  pzstd -d -p 2: %.1f MB/s; ours 2t / pzstd: %.2fx (target >= 1.0x); peak RSS ours 2t %.1f MiB, pzstd %.1f MiB (target: less)\n",
+                        mb / dp.wall, dp.wall / d2.wall, d2.rssMiB, dp.rssMiB);
+        }
+        std::printf("\n");
+    }
+
+    if (only.find("memory") != std::string::npos) {
+        // Memory of one writer worker.
+        std::printf("memory (maxrss of the child)\n");
+        const auto m = measureInterleaved({{"cachescope-cli --version", {cli, "--version"}, {}},
+                                           {"cachescope snapshot create --threads 1 (8 MiB)",
+                                            {cli, "snapshot", "create", input, ours, "--threads", "1", "--chunk", "8MiB"}, ours}},
+                                          runs);
+        const Series &base = m[0], &mem = m[1];
+        std::printf("  one writer worker: %.1f MiB peak, %.1f MiB above the %.1f MiB baseline (target <= 26 MiB)\n",
+                    mem.rssMiB, mem.rssMiB - base.rssMiB, base.rssMiB);
+    }
     ::unlink(ours.c_str());
-    ::unlink(stock.c_str());
+    ::unlink(pz.c_str());
     getloadavg(load, 3);
     std::printf("\nload average at the end %.2f %.2f %.2f\n", load[0], load[1], load[2]);
     return 0;
