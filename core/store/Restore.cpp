@@ -1,7 +1,8 @@
 // Restore: merged entries decode their chunks in parallel (pool threads,
-// a bounded window per restore) into their output positions while the
-// calling thread hashes them in order; the first restore of an unmerged
-// entry streams its parts and merges them in the same pass.
+// a bounded window per restore); a file output gets each chunk written at its
+// position, one write at a time (SerialWrites), a sink gets them in order
+// from the calling thread; the first restore of an unmerged entry streams its
+// parts and merges them in the same pass.
 #include "core/store/StoreInternal.h"
 #include "core/store/TaskPool.h"
 
@@ -9,6 +10,7 @@
 #include "core/util/Error.h"
 #include "core/util/File.h"
 #include "core/util/OutputFile.h"
+#include "core/util/SerialWrites.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -41,7 +43,7 @@ struct DecodeWindow {
     std::mutex mutex;
     std::condition_variable cv;
     std::vector<std::string> buffers;
-    std::vector<char> done;      // per slot: the chunk in it is decoded
+    std::vector<char> done;      // per slot: the chunk in it is decoded (and written, for a file)
     std::exception_ptr error;
     TaskGroup group;
 };
@@ -65,16 +67,43 @@ void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uin
     // by zstd while decoding, every size against the node and the catalog;
     // verifyChunks adds each chunk's SHA-256 on the decoding threads.
     const bool verify = options.verifyChunks;
-    const size_t window = size_t(std::max(2, threads() + 1));
+    // One slot more than threads: a decoded chunk may wait in the write queue
+    // while every thread decodes the next one.
+    const size_t window = size_t(std::max(2, threads() + 2));
     DecodeWindow w;
     w.buffers.resize(window);
     w.done.assign(window, 0);
+    auto markDone = [&w](size_t slot) {
+        std::lock_guard g(w.mutex);
+        w.done[slot] = 1;
+        w.cv.notify_all();
+    };
+    // A file output: each decoded chunk is offered to the writes; its slot is
+    // done (and reusable) once it is written. Concurrent pwrite(2)s to one
+    // file would only queue on the kernel's inode lock (see SerialWrites).
+    SerialWrites writes(
+        window,
+        [fd](const char* p, size_t left, uint64_t at) {
+            while (left > 0) {
+                const ssize_t k = ::pwrite(fd, p, left, off_t(at));
+                if (k < 0) {
+                    if (errno == EINTR)
+                        continue;
+                    failErrno("restore output", "write failed");
+                }
+                p += k;
+                left -= size_t(k);
+                at += uint64_t(k);
+            }
+        },
+        markDone);
     size_t nextSubmit = 0;
     auto submit = [&](size_t i) {
         const size_t slot = i % window;
         w.done[slot] = 0;
         w.group.add(1);
-        TaskPool::shared().submit([this, &w, &chunks, &positions, i, slot, fd, verify] {
+        TaskPool::shared().submit([this, &w, &writes, &markDone, &chunks, &positions, i, slot, fd, verify] {
+            bool offered = false;
             try {
                 std::string& buf = w.buffers[slot];
                 buf.resize(chunks[i].logicalSize);
@@ -85,32 +114,19 @@ void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uin
                                                               + std::to_string(chunks[i].logicalSize));
                 if (verify && Sha256::of(buf.data(), buf.size()) != h.sha256)
                     failAt(pack->dir(), chunks[i].offset, "chunk does not match its SHA-256 (run 'cachescope-cli store fsck')");
-                if (fd >= 0) {
-                    const char* p = buf.data();
-                    size_t left = buf.size();
-                    uint64_t at = positions[i];
-                    while (left > 0) {
-                        const ssize_t k = ::pwrite(fd, p, left, off_t(at));
-                        if (k < 0) {
-                            if (errno == EINTR)
-                                continue;
-                            failErrno("restore output", "write failed");
-                        }
-                        p += k;
-                        left -= size_t(k);
-                        at += uint64_t(k);
-                    }
+                if (fd >= 0 && !buf.empty()) {
+                    // Marks the slot done once written (by this thread or the one writing).
+                    offered = true;
+                    writes.offer(slot, buf.data(), buf.size(), positions[i]);
                 }
             } catch (...) {
                 std::lock_guard g(w.mutex);
                 if (!w.error)
                     w.error = std::current_exception();
+                offered = false;
             }
-            {
-                std::lock_guard g(w.mutex);
-                w.done[slot] = 1;
-                w.cv.notify_all();
-            }
+            if (!offered)
+                markDone(slot);
             w.group.finish(1);
         });
     };
