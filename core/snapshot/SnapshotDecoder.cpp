@@ -6,11 +6,15 @@
 // serially by streaming, and its decoded length fixes the offsets after it.
 // Hole frames (announced by a hole marker) are decoded and checked to be
 // zeros but not written, so the output keeps the hole.
+// The threads' positioned writes go through SerialWrites: one write(2) at a
+// time, a thread whose piece finds another write under way queues it and
+// decodes on (two writers of one file only queue on its inode lock).
 #include "core/snapshot/Snapshot.h"
 #include "core/snapshot/SnapshotInternal.h"
 
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
+#include "core/util/SerialWrites.h"
 
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
@@ -74,21 +78,25 @@ private:
     void decodeBatch(const std::vector<Work>& batch);
     bool reserveWithinBudget(ThreadState& ts, size_t csize, size_t dsize, const std::atomic<bool>& stop);
     void releaseBuffers(ThreadState& ts);
-    void decodeSized(ThreadState& ts, const Work& w);
+    void decodeSized(ThreadState& ts, size_t owner, const Work& w);
+    void decodeSizedPieces(ThreadState& ts, size_t owner, const Work& w);
     uint64_t decodeStreaming(const ScannedFrame& f, uint64_t outOffset);
     void reportProgress();
     // Decoded bytes for output offset `at`: in order for a pipe, character
     // device or standard output; positioned for a temp file or block device.
-    void writeOut(const char* data, size_t size, uint64_t at);
+    // With an owner (a decoding thread) and a seekable output the piece is
+    // offered to writes_: its bytes must stay put until the owner drains.
+    void writeOut(const char* data, size_t size, uint64_t at, int owner = -1);
     // A hole frame's zeros: skipped in a fresh temp file (truncate() leaves
     // holes), written where the output has old bytes or cannot seek.
-    void writeHole(const ScannedFrame& f, const char* data, size_t size, uint64_t at);
+    void writeHole(const ScannedFrame& f, const char* data, size_t size, uint64_t at, int owner = -1);
 
     const std::string snap_, out_;
     const SnapshotRestoreOptions options_;
     Job& job_;
     File in_;
     std::unique_ptr<OutputFile> output_;
+    std::unique_ptr<SerialWrites> writes_;   // seekable output: the decoding threads' writes
     bool inOrder_ = false;      // the output cannot seek: every frame decoded serially, in order
     bool writeHoles_ = false;   // the output is not a fresh temp file
     uint64_t written_ = 0;      // inOrder_: bytes written so far
@@ -128,8 +136,12 @@ bool Decoder::reserveWithinBudget(ThreadState& ts, size_t csize, size_t dsize, c
     return true;
 }
 
-void Decoder::writeOut(const char* data, size_t size, uint64_t at)
+void Decoder::writeOut(const char* data, size_t size, uint64_t at, int owner)
 {
+    if (owner >= 0 && writes_) {
+        writes_->offer(size_t(owner), data, size, at);
+        return;
+    }
     if (!inOrder_) {
         output_->file().writeAt(data, size, at);
         return;
@@ -140,12 +152,12 @@ void Decoder::writeOut(const char* data, size_t size, uint64_t at)
     written_ += size;
 }
 
-void Decoder::writeHole(const ScannedFrame& f, const char* data, size_t size, uint64_t at)
+void Decoder::writeHole(const ScannedFrame& f, const char* data, size_t size, uint64_t at, int owner)
 {
     if (!allZero(data, size))
         failFrame(f, "frame announced as a hole does not decode to zeros");
     if (writeHoles_)
-        writeOut(data, size, at);
+        writeOut(data, size, at, owner);
 }
 
 void Decoder::reportProgress()
@@ -154,9 +166,30 @@ void Decoder::reportProgress()
         job_.setStepProgress(double(compressedDone_.load()) / double(fileSize_));
 }
 
-void Decoder::decodeSized(ThreadState& ts, const Work& w)
+// Decodes one sized frame; returns once every byte of it is written, so the
+// thread's buffers can be reused or freed (also when decoding fails).
+void Decoder::decodeSized(ThreadState& ts, size_t owner, const Work& w)
+{
+    try {
+        decodeSizedPieces(ts, owner, w);
+    } catch (...) {
+        if (writes_) {
+            try {
+                writes_->drain(owner);
+            } catch (...) {
+                // A failed write: the first error is the one reported.
+            }
+        }
+        throw;
+    }
+    if (writes_)
+        writes_->drain(owner);
+}
+
+void Decoder::decodeSizedPieces(ThreadState& ts, size_t owner, const Work& w)
 {
     const ScannedFrame& f = *w.frame;
+    const int o = int(owner);
     const size_t csize = size_t(f.compressedSize);
     const size_t dsize = size_t(*f.contentSize);
     in_.readAt(ts.in.data(), csize, f.offset);
@@ -182,9 +215,9 @@ void Decoder::decodeSized(ThreadState& ts, const Work& w)
         outPos += n;
         if (outPos - flushed >= kFlush) {
             if (f.hole)
-                writeHole(f, ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
+                writeHole(f, ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
             else
-                writeOut(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
+                writeOut(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
             flushed = outPos;
         }
     }
@@ -193,9 +226,9 @@ void Decoder::decodeSized(ThreadState& ts, const Work& w)
     if (inPos != csize)
         failFrame(f, "frame ends at offset " + std::to_string(f.offset + inPos) + ", before the end its blocks announce");
     if (f.hole)
-        writeHole(f, ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
+        writeHole(f, ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
     else if (outPos > flushed)
-        writeOut(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed);
+        writeOut(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
     compressedDone_ += f.compressedSize;
 }
 
@@ -208,7 +241,7 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
     std::atomic<bool> stop{false};
     std::exception_ptr error;
     std::mutex errorMutex;
-    auto loop = [&](ThreadState& ts, bool reporter) {
+    auto loop = [&](ThreadState& ts, size_t owner, bool reporter) {
         // A thread that stops gives its buffers back, so that the threads
         // still decoding only ever wait on threads that are decoding too.
         struct GiveBack {
@@ -233,7 +266,7 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
                         throw Cancelled();
                     return;
                 }
-                decodeSized(ts, batch[k]);
+                decodeSized(ts, owner, batch[k]);
                 if (reporter)
                     reportProgress();
             }
@@ -252,8 +285,8 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
     threads = std::clamp<size_t>(size_t(options_.memoryBudget / largest), 1, threads);
     std::vector<std::thread> helpers;
     for (size_t i = 1; i < threads; ++i)
-        helpers.emplace_back([&, i] { loop(states_[i], false); });
-    loop(states_[0], true);
+        helpers.emplace_back([&, i] { loop(states_[i], i, false); });
+    loop(states_[0], 0, true);
     for (auto& t : helpers)
         t.join();
     if (error)
@@ -348,6 +381,10 @@ SnapshotRestoreResult Decoder::run()
     inOrder_ = !output_->seekable();
     writeHoles_ = output_->kind() != OutputFile::Kind::Replace;
     states_.resize(size_t(options_.threads));
+    if (!inOrder_)
+        writes_ = std::make_unique<SerialWrites>(states_.size(), [this](const char* data, size_t size, uint64_t at) {
+            output_->file().writeAt(data, size, at);
+        });
     uint64_t outPos = 0;
     std::vector<Work> batch;
     for (size_t i = 0; i < frames.size(); ++i) {

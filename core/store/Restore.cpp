@@ -50,7 +50,8 @@ struct DecodeWindow {
 
 } // namespace
 
-void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uint64_t skip, Job& job)
+void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uint64_t skip, Job& job,
+                                 const std::string& outName)
 {
     const std::vector<pack::ChildRef> chunks = chunkList(e.rootOffset);
     std::vector<uint64_t> positions(chunks.size());
@@ -83,13 +84,14 @@ void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uin
     // file would only queue on the kernel's inode lock (see SerialWrites).
     SerialWrites writes(
         window,
-        [fd](const char* p, size_t left, uint64_t at) {
+        [fd, &outName](const char* p, size_t left, uint64_t at) {
             while (left > 0) {
                 const ssize_t k = ::pwrite(fd, p, left, off_t(at));
                 if (k < 0) {
                     if (errno == EINTR)
                         continue;
-                    failErrno("restore output", "write failed");
+                    failErrno(outName, "write of " + std::to_string(left) + " bytes at offset " + std::to_string(at)
+                                           + " failed");
                 }
                 p += k;
                 left -= size_t(k);
@@ -167,7 +169,7 @@ namespace {
 // compressed its last chunks, synced the pack and committed, so the reader
 // gets its file at the speed of reading the parts, not of the commit.
 RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink* sink, Job& job,
-                          const std::function<void()>* deliver = nullptr)
+                          const std::function<void()>* deliver = nullptr, const std::string& outName = "restore output")
 {
     RestoreResult r;
     r.entry = e0;
@@ -176,7 +178,7 @@ RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink
         throw Error(d.dir + ": entry '" + e0.key + "' is still uploading");
     touch(*d.catalog, e0.id);
     if (e0.state == EntryState::Merged) {
-        d.restoreMerged(e0, fd, fd >= 0 ? nullptr : sink, 0, job);
+        d.restoreMerged(e0, fd, fd >= 0 ? nullptr : sink, 0, job, outName);
         return r;
     }
     std::shared_ptr<InFlightMerge> flight;
@@ -201,7 +203,7 @@ RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink
             throw Error(d.dir + ": entry '" + e0.key + "' was removed during the restore");
         if (e->state != EntryState::Merged)
             throw Error(d.dir + ": entry '" + e0.key + "' could not be merged: " + flight->error);
-        d.restoreMerged(*e, fd, fd >= 0 ? nullptr : sink, 0, job);
+        d.restoreMerged(*e, fd, fd >= 0 ? nullptr : sink, 0, job, outName);
         return r;
     }
     auto finishFlight = [&](bool ok, const std::string& err) {
@@ -291,7 +293,7 @@ RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, 
     RestoreResult r;
     if (out.seekable()) {
         // Workers pwrite chunks at their positions: a temp file or a block device.
-        r = streamEntry(*d, *e, out.fd(), nullptr, job, &deliver);
+        r = streamEntry(*d, *e, out.fd(), nullptr, job, &deliver, outPath);
     } else {
         Sink sink = [&](const void* data, size_t size) { out.writeAll(data, size); };
         r = streamEntry(*d, *e, -1, &sink, job, &deliver);

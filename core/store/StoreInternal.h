@@ -74,7 +74,9 @@ struct Store::Impl {
     // sink gets the bytes in order. Bytes before skip are decoded but not
     // emitted. Checks frame checksums and sizes (chunk SHA-256s with
     // options.verifyChunks), not the entry's whole SHA-256.
-    void restoreMerged(const EntryRow& e, int fd, const Sink* sink, uint64_t skip, Job& job);
+    // fd >= 0: chunks are written at their positions; outName names it in errors.
+    void restoreMerged(const EntryRow& e, int fd, const Sink* sink, uint64_t skip, Job& job,
+                       const std::string& outName = "restore output");
 
     // Walks a root: the chunks of an entry in order (offset, logical size).
     std::vector<pack::ChildRef> chunkList(uint64_t root, std::vector<ObjectInfo>* objects = nullptr) const;

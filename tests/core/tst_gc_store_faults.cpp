@@ -6,6 +6,7 @@
 // evict and get side by side see no spurious failure.
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
+#include "common/SmallDisk.h"
 
 #include "core/gc/Gc.h"
 #include "core/pack/FileLock.h"
@@ -25,41 +26,7 @@
 #include <thread>
 
 using namespace cs::store;
-
-namespace {
-
-// A small tmpfs under a temp folder, unmounted when destroyed.
-struct SmallDisk {
-    QTemporaryDir tmp;
-    QString path = tmp.filePath("mnt");
-    bool mounted = false;
-    std::string error;
-    explicit SmallDisk(const char* size)
-    {
-        QDir().mkpath(path);
-        const std::string opts = std::string("size=") + size;
-        if (::mount("tmpfs", path.toUtf8().constData(), "tmpfs", 0, opts.c_str()) == 0)
-            mounted = true;
-        else
-            error = std::string("mount -t tmpfs failed: ") + std::strerror(errno);
-    }
-    ~SmallDisk()
-    {
-        if (mounted)
-            ::umount2(path.toUtf8().constData(), MNT_DETACH);
-    }
-    // Fills the disk: writes until ENOSPC.
-    void fill()
-    {
-        QFile f(path + "/filler");
-        f.open(QIODevice::WriteOnly);
-        const QByteArray block(4096, 'f');
-        while (f.write(block) == block.size() && f.flush()) {
-        }
-    }
-};
-
-} // namespace
+using testsupport::SmallDisk;
 
 class StoreFaultsTest : public QObject {
     Q_OBJECT
@@ -162,6 +129,41 @@ private slots:
         cs::Job job;
         job.start();
         QVERIFY(store->fsck(job).empty());
+    }
+
+    // A warm restore whose output disk fills up while the decoding threads
+    // write (SerialWrites): one error naming the output, exit 1, nothing left
+    // on the disk; restored to a disk with room it is byte-exact.
+    void warmRestoreOntoAFullDiskFailsCleanly()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath("s");
+        const QByteArray data = testsupport::textBytes(3000000, 11) + testsupport::randomBytes(1500000, 12);
+        {
+            auto store = Store::init(dir.toStdString());
+            storetest::upload(*store, "k", data, 1 << 20);
+            cs::Job job;
+            job.start();
+            store->merge(store->findEntry("k")->id, job);
+            QVERIFY(store->findEntry("k")->state == EntryState::Merged);
+        }
+        SmallDisk disk("1m");
+        QVERIFY2(disk.mounted, disk.error.c_str());
+        const QString out = disk.path + "/out.bin";
+        for (const char* verify : {"", "--verify"}) {
+            QStringList args{"store", "get", dir, "k", out};
+            if (*verify)
+                args << verify;
+            const auto r = testsupport::cli(args);
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains("out.bin") && r.err.contains("No space left on device"), r.err.constData());
+            QCOMPARE(r.err.count('\n'), 1);
+            QCOMPARE(QDir(disk.path).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList());
+        }
+        const QString good = tmp.filePath("good.bin");
+        const auto r = testsupport::cli({"store", "get", dir, "k", good, "--verify"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(testsupport::readFile(good) == data);
     }
 
     void gcOnAFullDiskFailsCleanly()

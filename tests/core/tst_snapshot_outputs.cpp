@@ -4,6 +4,7 @@
 // old output and no temp file. Stock zstd checks what lands in a FIFO.
 // Device nodes are made in a temp folder with /dev/null's numbers.
 #include "common/OutputTargets.h"
+#include "common/SmallDisk.h"
 #include "common/TestSupport.h"
 
 #include "core/jobs/Job.h"
@@ -151,6 +152,22 @@ private slots:
         QVERIFY2(r.err.contains("symbolic link"), r.err.constData());
         QCOMPARE(testsupport::readFile(victim), QByteArray("precious"));
         QVERIFY(QFileInfo(in.tmp.filePath("out")).isSymLink());
+    }
+
+    // A restore whose output disk fills up while several threads write their
+    // frames (SerialWrites): exit 1, one error naming the output and the
+    // cause, no temp file left on the disk.
+    void restoreOntoAFullDiskFailsCleanly()
+    {
+        Input in;
+        testsupport::SmallDisk disk("256k");
+        QVERIFY2(disk.mounted, disk.error.c_str());
+        const QString out = disk.path + "/out";
+        const auto r = testsupport::cli({"snapshot", "restore", in.snap, out, "--threads", "4"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(out.toUtf8()) && r.err.contains("No space left on device"), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+        QCOMPARE(namesIn(disk.path), QStringList());
     }
 
     // A failing restore (a frame damaged after the header pass could see it)
