@@ -136,6 +136,56 @@ struct MergeAttempt {
     }
 };
 
+// The delivery thread of a first restore. Its error fails the merge; a
+// merge that fails (or returns) first abandons it and waits for it, so the
+// sink and the callbacks it uses outlive it.
+class Delivery {
+public:
+    std::atomic<bool> abandon{false};
+
+    Delivery() = default;
+    Delivery(const Delivery&) = delete;
+    Delivery& operator=(const Delivery&) = delete;
+    ~Delivery()
+    {
+        abandon = true;
+        join();
+    }
+    void start(std::function<void()> work)
+    {
+        thread_ = std::thread([this, work = std::move(work)] {
+            try {
+                work();
+            } catch (...) {
+                error_ = std::current_exception();
+                failed_.store(true, std::memory_order_release);
+            }
+        });
+    }
+    void rethrowIfFailed() const
+    {
+        if (failed_.load(std::memory_order_acquire))
+            std::rethrow_exception(error_);
+    }
+    // Waits for the delivery; throws its error.
+    void finish()
+    {
+        join();
+        if (error_)
+            std::rethrow_exception(error_);
+    }
+
+private:
+    void join()
+    {
+        if (thread_.joinable())
+            thread_.join();
+    }
+    std::thread thread_;
+    std::atomic<bool> failed_{false};
+    std::exception_ptr error_;
+};
+
 struct RedoMerge {};
 struct AlreadyMerged {};
 
@@ -243,7 +293,7 @@ bool allPartsHaveCrc(const std::vector<PartInfo>& parts)
 }
 
 void Store::Impl::streamParts(const EntryRow& e, const std::vector<PartInfo>& parts, const Sink& sink,
-                              uint64_t* sent, Job& job) const
+                              uint64_t* sent, Job& job, const std::atomic<bool>* abandon) const
 {
     std::vector<char> buf(size_t(1) << 20);
     uint64_t total = 0;
@@ -254,6 +304,8 @@ void Store::Impl::streamParts(const EntryRow& e, const std::vector<PartInfo>& pa
         uint32_t crc = 0;
         for (uint64_t pos = 0; pos < p.size;) {
             job.checkCancel();
+            if (abandon && abandon->load(std::memory_order_relaxed))
+                throw Cancelled();
             const size_t want = size_t(std::min<uint64_t>(buf.size(), p.size - pos));
             f.readAt(buf.data(), want, pos);
             crc = crc32c(crc, buf.data(), want);
@@ -262,7 +314,8 @@ void Store::Impl::streamParts(const EntryRow& e, const std::vector<PartInfo>& pa
                 *sent += want;
             pos += want;
             total += want;
-            job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
+            if (!abandon)   // beside a merge, the merge reports progress
+                job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
         }
         if (crc != *p.crc32c)
             failPart(*this, e, p);
@@ -337,17 +390,21 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
     const uint64_t maxInFlight = uint64_t(threads()) * (1u << 20) + (1u << 20);
     // With a CRC-32C per part, a first restore gives the reader its bytes at
     // the speed of copying the parts (each part checked against its commit
-    // CRC before the file is handed over), then merges behind it, reading
-    // the parts again from the page cache. The merge checks each part's
-    // CRC-32C as well instead of a serial SHA-256 of the whole entry: the
-    // CRCs were computed at commit from the same bytes as the SHA-256, and
-    // the chunks' own SHA-256s are computed anyway (see "Integrity" in
-    // docs/formats.md).
+    // CRC before the file is handed over) on a delivery thread, while the
+    // merge reads the same parts beside it (from the page cache): delivering
+    // first and merging after left one core idle for the whole delivery.
+    // The merge checks each part's CRC-32C as well instead of a serial
+    // SHA-256 of the whole entry: the CRCs were computed at commit from the
+    // same bytes as the SHA-256, and the chunks' own SHA-256s are computed
+    // anyway (see "Integrity" in docs/formats.md).
     const bool partCrcs = allPartsHaveCrc(parts);
+    Delivery delivery;
     if (tee && partCrcs) {
-        streamParts(e, parts, *tee, teeBytes, job);
-        if (streamed && *streamed)
-            (*streamed)();
+        delivery.start([this, &e, &parts, tee, teeBytes, &job, streamed, &delivery] {
+            streamParts(e, parts, *tee, teeBytes, job, &delivery.abandon);
+            if (streamed && *streamed)
+                (*streamed)();
+        });
         tee = nullptr;
     }
     const MergeTurn turn(job);
@@ -398,6 +455,7 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
                     uint64_t pos = 0;
                     while (pos < p.size) {
                         job.checkCancel();
+                        delivery.rethrowIfFailed();
                         {
                             std::lock_guard g(m.mutex);
                             if (m.error)
@@ -466,6 +524,9 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
             uint64_t appended = m.appendedBytes;
             const uint64_t root = writeTree(*pack, refs, appended, &m.ranges);
             pack->sync();
+            // The reader has every byte before the entry is merged; a failed
+            // delivery fails the merge as it did when it came first.
+            delivery.finish();
             job.checkCancel();
             if (options.beforeMergeCommit)
                 options.beforeMergeCommit(e.id);

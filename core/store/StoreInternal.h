@@ -5,6 +5,7 @@
 #include "core/store/Store.h"
 #include "core/store/StoreLayout.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -53,16 +54,20 @@ struct Store::Impl {
 
     // Merge: streams the parts of an unmerged entry through the chunker into
     // the pack and switches it to merged. tee (optional) receives the bytes
-    // in order as they are read; streamed (optional) is called once all of
-    // them went to tee and matched the entry's size and SHA-256, before the
-    // merge waits for its last chunks and commits. Returns the result;
-    // throws on failure.
+    // in order; streamed (optional) is called once all of them went to tee
+    // and matched the entry's size and checksums, before the merge commits.
+    // With a CRC-32C per part, tee and streamed are called on a delivery
+    // thread that runs beside the merge (joined before the merge commits).
+    // Returns the result; throws on failure (of the merge or the delivery:
+    // then nothing was merged).
     MergeResult mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes,
                            const std::function<void()>* streamed);
     // Sends the parts of e to sink in order, each checked against the size and
     // CRC-32C of its commit (every part must have one); throws naming the part.
+    // With abandon (set by a merge that failed beside it), stops with
+    // Cancelled once it is set and leaves progress to the merge.
     void streamParts(const EntryRow& e, const std::vector<PartInfo>& parts, const Sink& sink, uint64_t* sent,
-                     Job& job) const;
+                     Job& job, const std::atomic<bool>* abandon = nullptr) const;
     // Truncates the pack back over objects a failed merge appended (Pack::dropOwnTail).
     void dropAppended(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const;
     // gc_state.running=1 while no GC holds the GC lock (one failed or died):
