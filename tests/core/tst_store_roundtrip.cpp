@@ -10,6 +10,9 @@
 #include <QDir>
 #include <QFile>
 
+#include <chrono>
+#include <thread>
+
 using namespace cs::store;
 
 class StoreRoundTripTest : public QObject {
@@ -245,6 +248,53 @@ private slots:
         QVERIFY(r.mergedNow);
         QCOMPARE(first, data);
         QCOMPARE(storetest::restore(*store, e.id), data);  // decode
+    }
+
+    // The parts go to the reader on a thread beside the merge. A reader that
+    // fails midway (a full disk, a closed pipe) fails the merge too, whoever
+    // is ahead: its error comes out, nothing stays appended to the pack, the
+    // entry stays unmerged with its parts, and the next first restore works.
+    void firstRestoreFailedDeliveryMergesNothing()
+    {
+        QTemporaryDir tmp;
+        const QByteArray data = testsupport::textBytes(12 << 20, 22);
+        auto store = Store::init(tmp.filePath("s").toStdString());
+        const EntryRow e = storetest::upload(*store, "k", data, 1 << 20, 2);
+        const auto packBytes = [&] {
+            qint64 n = 0;
+            for (const QFileInfo& f : QDir(tmp.filePath("s/pack")).entryInfoList(QDir::Files))
+                n += f.size();
+            return n;
+        };
+        const qint64 packBefore = packBytes();
+        // Early (the merge barely started) and late (the merge has read
+        // everything and waits for the reader before it commits).
+        for (const size_t failAt : {size_t(2) << 20, size_t(12) << 20}) {
+            size_t got = 0;
+            const Sink sink = [&](const void*, size_t size) {
+                if (got + size >= failAt) {
+                    if (failAt == data.size())
+                        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                    throw cs::Error("reader: no space left");
+                }
+                got += size;
+            };
+            cs::Job job;
+            job.start();
+            try {
+                store->restoreEntry(e.id, sink, job);
+                QFAIL("a failed delivery was reported as a restore");
+            } catch (const cs::Error& ex) {
+                QCOMPARE(QString::fromUtf8(ex.what()), QString("reader: no space left"));
+            }
+            QCOMPARE(store->entry(e.id)->state, EntryState::Unmerged);
+            QCOMPARE(packBytes(), packBefore);
+            QVERIFY(QFileInfo::exists(tmp.filePath("s/parts/" + QString::number(e.id) + "/11")));
+        }
+        RestoreResult r;
+        QCOMPARE(storetest::restore(*store, e.id, &r), data);
+        QVERIFY(r.mergedNow);
+        QCOMPARE(storetest::restore(*store, e.id), data);
     }
 
     void schemaHasEveryTable()
