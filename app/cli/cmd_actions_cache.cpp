@@ -188,10 +188,12 @@ TreeRegistration regLs("actions-cache", "ls", [](CLI::App& parent) {
     onRun(
         c,
         [a] {
+            // A page at a time in key order (keyset paging): memory is one
+            // page of 1,000 entries, whatever the catalog holds.
             auto cache = ActionsCache::open(pathsOf(*a));
-            const auto entries = cache->entries();
-            const auto uploads = cache->uploads();
-            printOut(a->json ? listingJsonText(entries, uploads) : listingText(entries, uploads));
+            ListingWriter out(a->json, [](std::string_view t) { printOut(t); });
+            cache->forEachEntryPage(EntryQuery{}, 1000, [&out](std::vector<ActionsEntry>& page) { out.entries(page); });
+            out.finish(cache->uploads());
             return Ok;
         },
         [a] { resolveWords(*a, 0, 0); });

@@ -68,12 +68,27 @@ struct UploadRow {
     int64_t startedPartUploadCount = 0, finishedPartUploadCount = 0;
 };
 
-// A position in the browse order of cache entries: key, version, id
-// ascending. The server creates idx_cache_entries_key_version on every
-// driver, so a page is an index range scan from the cursor: it costs its own
-// rows, never the rows before it (keyset paging; no OFFSET walk).
+// The orders entries are browsed in, each a total order (id breaks ties),
+// so a page starts after the last row of the one before (keyset paging; no
+// OFFSET walk). By key the server's idx_cache_entries_key_version serves a
+// page as an index range scan from the cursor, forwards or backwards: it
+// costs its own rows. By updatedAt there is no index (the server makes none
+// and a read-only browser adds none): each page is one scan with a top-N
+// sort, so it costs the table once, never the rows before it twice.
+enum class EntryOrder { KeyAscending, KeyDescending, UpdatedNewest, UpdatedOldest };
+
+// Which entries, in which order: done by the catalog's SQL, so a filter on
+// a million rows costs the database a scan, not us a million rows.
+struct EntryQuery {
+    std::string keyContains;   // only keys holding these bytes, case-sensitive ("" = every entry)
+    EntryOrder order = EntryOrder::KeyAscending;
+};
+
+// A position in an EntryOrder: the last row's key, version and id (key
+// orders), or its updatedAt and id (updatedAt orders).
 struct EntryCursor {
     std::string key, version, id;
+    int64_t updatedAtMs = 0;
 };
 
 class ActionsCatalog {
@@ -87,11 +102,17 @@ public:
     virtual std::vector<EntryRow> entries() = 0;        // with their locations, newest updatedAt first
     virtual std::vector<LocationRow> locations() = 0;   // every location, also those without an entry
     virtual std::vector<UploadRow> uploads() = 0;       // oldest first
-    // Up to limit entries with their locations, in browse order (key,
-    // version, id), after `after` (from the first when nullopt). Fewer than
-    // limit: the last page.
-    virtual std::vector<EntryRow> entriesPage(const std::optional<EntryCursor>& after, size_t limit) = 0;
-    virtual uint64_t entryCount() = 0;
+    // Up to limit entries with their locations that match the query, in its
+    // order, after `after` (from the first when nullopt). Fewer than limit:
+    // the last page.
+    virtual std::vector<EntryRow> entriesPage(const EntryQuery& query, const std::optional<EntryCursor>& after,
+                                              size_t limit) = 0;
+    std::vector<EntryRow> entriesPage(const std::optional<EntryCursor>& after, size_t limit)
+    {
+        return entriesPage(EntryQuery{}, after, limit);
+    }
+    // Entries whose key holds keyContains ("" = all).
+    virtual uint64_t entryCount(const std::string& keyContains = {}) = 0;
     // Locations no cache entry names (an anti-join in the database: the
     // caller holds no set of every location id).
     virtual std::vector<LocationRow> locationsWithoutEntry() = 0;

@@ -228,21 +228,49 @@ std::vector<ActionsEntry> ActionsCache::entries(Job* job)
     return out;
 }
 
-ActionsEntryPage ActionsCache::entriesPage(const std::optional<EntryCursor>& after, size_t limit, Job* job)
+ActionsEntryPage ActionsCache::entriesPage(const EntryQuery& query, const std::optional<EntryCursor>& after,
+                                           size_t limit, Job* job)
 {
     ActionsEntryPage page;
-    const auto rows = catalog_->entriesPage(after, limit);
+    const auto rows = catalog_->entriesPage(query, after, limit);
     if (job)
         job->checkCancel();
     if (rows.size() == limit && !rows.empty())
-        page.next = EntryCursor{rows.back().key, rows.back().version, rows.back().id};
+        page.next = EntryCursor{rows.back().key, rows.back().version, rows.back().id, rows.back().updatedAtMs};
     page.entries = withListings(*storage_, rows, job);
     return page;
 }
 
-uint64_t ActionsCache::entryCount()
+ActionsEntryPage ActionsCache::entriesPage(const std::optional<EntryCursor>& after, size_t limit, Job* job)
 {
-    return catalog_->entryCount();
+    return entriesPage(EntryQuery{}, after, limit, job);
+}
+
+uint64_t ActionsCache::forEachEntryPage(const EntryQuery& query, size_t pageSize,
+                                        const std::function<void(std::vector<ActionsEntry>&)>& onPage, Job* job)
+{
+    uint64_t seen = 0;
+    std::optional<EntryCursor> after;
+    // The count only feeds the progress (time left); entries written while
+    // the walk runs may make it a little off, never the walk itself.
+    const uint64_t total = job ? catalog_->entryCount(query.keyContains) : 0;
+    do {
+        if (job) {
+            job->checkCancel();
+            job->setStepProgress(seen, std::max(total, seen));
+        }
+        ActionsEntryPage page = entriesPage(query, after, std::max<size_t>(pageSize, 1), job);
+        seen += page.entries.size();
+        if (!page.entries.empty())
+            onPage(page.entries);
+        after = std::move(page.next);
+    } while (after);
+    return seen;
+}
+
+uint64_t ActionsCache::entryCount(const std::string& keyContains)
+{
+    return catalog_->entryCount(keyContains);
 }
 
 std::vector<ActionsUpload> ActionsCache::uploads()

@@ -18,6 +18,7 @@
 #include "core/actions-cache/ActionsBackend.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -172,7 +173,17 @@ public:
     // page an index range scan), their folders listed in parallel where the
     // storage can (S3: up to 8 listings in flight).
     ActionsEntryPage entriesPage(const std::optional<EntryCursor>& after, size_t limit, Job* job = nullptr);
-    uint64_t entryCount();
+    // The same over the entries matching a query, in its order (filter and
+    // sort done by the catalog's SQL).
+    ActionsEntryPage entriesPage(const EntryQuery& query, const std::optional<EntryCursor>& after, size_t limit,
+                                 Job* job = nullptr);
+    // Walks every entry matching the query a page at a time (keyset paging):
+    // memory is one page, whatever the catalog holds. onPage may move the
+    // entries out. Progress over the matching count when job is given.
+    // Returns the entries walked.
+    uint64_t forEachEntryPage(const EntryQuery& query, size_t pageSize,
+                              const std::function<void(std::vector<ActionsEntry>&)>& onPage, Job* job = nullptr);
+    uint64_t entryCount(const std::string& keyContains = {});
     std::vector<ActionsUpload> uploads();
     // Throws cs::Error naming the path when the folder cannot be listed (a link, not a folder).
     std::vector<ActionsPart> parts(const ActionsEntry& e, size_t maxMissing = 1000);

@@ -45,50 +45,79 @@ std::multiset<std::string> namedFolders(ActionsCatalog& catalog)
 
 } // namespace
 
+// Two walks of the catalog a page at a time (keyset paging, key order), so
+// memory is one page, the victims, and 16 bytes per budget candidate (its
+// last use and size), never every row: the first walk takes the victims by
+// age or key and sums what stays; when that is over the budget, the
+// candidates sorted by last use (stable: walk order breaks ties) give the
+// last use T up to which they go, and how many of those used exactly at T;
+// the second walk takes them.
 std::vector<ActionsEntry> ActionsCache::planEvict(const ActionsEvictPolicy& policy)
 {
     if (!policy.olderThanMs && !policy.unusedForMs && !policy.maxBytes && policy.keys.empty())
         throw Error("evict wants at least one of: older than, unused for, a size budget, a key");
     const int64_t now = nowMs();
-    auto all = entries();
-    std::vector<ActionsEntry> victims;
-    std::vector<ActionsEntry> kept;
     const bool byAge = policy.olderThanMs || policy.unusedForMs;
+    // Never downloaded: its age counts from updatedAt.
+    const auto usedAt = [](const ActionsEntry& e) { return e.lastDownloadedAtMs.value_or(e.updatedAtMs); };
+    const auto victimByRule = [&](const ActionsEntry& e) {
+        if (!keyMatches(policy.keys, e.key))
+            return false;
+        if (policy.olderThanMs && e.updatedAtMs < now - *policy.olderThanMs)
+            return true;
+        if (policy.unusedForMs && usedAt(e) < now - *policy.unusedForMs)
+            return true;
+        return !byAge && !policy.maxBytes; // only keys: every entry with them
+    };
+    std::vector<ActionsEntry> victims;
+    struct Candidate {
+        int64_t usedAt;
+        uint64_t size;
+    };
+    std::vector<Candidate> candidates;
     uint64_t total = 0;
-    for (auto& e : all) {
-        total += e.size;
-        bool go = false;
-        if (keyMatches(policy.keys, e.key)) {
-            // Never downloaded: its age counts from updatedAt.
-            const int64_t used = e.lastDownloadedAtMs.value_or(e.updatedAtMs);
-            if (policy.olderThanMs && e.updatedAtMs < now - *policy.olderThanMs)
-                go = true;
-            if (policy.unusedForMs && used < now - *policy.unusedForMs)
-                go = true;
-            if (!byAge && !policy.maxBytes)
-                go = true; // only keys: every entry with them
-        }
-        if (go) {
-            total -= e.size;
-            victims.push_back(std::move(e));
-        } else {
-            kept.push_back(std::move(e));
-        }
-    }
-    if (policy.maxBytes && total > *policy.maxBytes) {
-        // Least recently used first (never downloaded: by updatedAt), among the keys asked for.
-        std::stable_sort(kept.begin(), kept.end(), [](const ActionsEntry& a, const ActionsEntry& b) {
-            return a.lastDownloadedAtMs.value_or(a.updatedAtMs) < b.lastDownloadedAtMs.value_or(b.updatedAtMs);
-        });
-        for (auto& e : kept) {
-            if (total <= *policy.maxBytes)
-                break;
-            if (!keyMatches(policy.keys, e.key))
+    forEachEntryPage(EntryQuery{}, 1000, [&](std::vector<ActionsEntry>& page) {
+        for (auto& e : page) {
+            if (victimByRule(e)) {
+                victims.push_back(std::move(e));
                 continue;
-            total -= e.size;
-            victims.push_back(e);
+            }
+            total += e.size;
+            if (policy.maxBytes && keyMatches(policy.keys, e.key))
+                candidates.push_back({usedAt(e), e.size});
         }
+    });
+    if (!policy.maxBytes || total <= *policy.maxBytes)
+        return victims;
+    // Least recently used first (never downloaded: by updatedAt), among the keys asked for.
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.usedAt < b.usedAt; });
+    int64_t lastUse = 0;
+    uint64_t atLastUse = 0;   // candidates used exactly at lastUse that go
+    bool any = false;
+    for (const auto& c : candidates) {
+        if (total <= *policy.maxBytes)
+            break;
+        total -= c.size;
+        atLastUse = any && c.usedAt == lastUse ? atLastUse + 1 : 1;
+        lastUse = c.usedAt;
+        any = true;
     }
+    if (!any)
+        return victims;
+    candidates = {};
+    forEachEntryPage(EntryQuery{}, 1000, [&](std::vector<ActionsEntry>& page) {
+        for (auto& e : page) {
+            if (victimByRule(e) || !keyMatches(policy.keys, e.key))
+                continue;
+            const int64_t u = usedAt(e);
+            if (u < lastUse || (u == lastUse && atLastUse > 0)) {
+                if (u == lastUse)
+                    --atLastUse;
+                victims.push_back(std::move(e));
+            }
+        }
+    });
     return victims;
 }
 

@@ -106,23 +106,30 @@ MergeStep planOne(ActionsStorage& storage, const ActionsEntry& e, bool named, in
 
 } // namespace
 
+// The catalog walked a page at a time (keyset paging): memory is one page
+// plus the steps that have work (or were named), never every row.
 static std::vector<MergeStep> planAll(ActionsCache& cache, const std::vector<std::string>& ids, bool force)
 {
     const int64_t now = nowMs();
-    auto all = cache.entries();
     std::vector<MergeStep> steps;
-    for (const auto& id : ids)
-        if (std::none_of(all.begin(), all.end(), [&](const ActionsEntry& e) { return e.id == id; }))
-            fail(cache.catalog().describe(), "no cache entry with id '" + id + "'");
-    for (const auto& e : all) {
-        const bool named = std::find(ids.begin(), ids.end(), e.id) != ids.end();
-        if (!ids.empty() && !named)
-            continue;
-        MergeStep s = planOne(cache.storage(), e, named, now, force);
-        if (s.work == MergeWork::None && !named)
-            continue;
-        steps.push_back(std::move(s));
-    }
+    std::vector<bool> found(ids.size(), false);
+    cache.forEachEntryPage(EntryQuery{}, 1000, [&](std::vector<ActionsEntry>& page) {
+        for (const auto& e : page) {
+            bool named = false;
+            for (size_t i = 0; i < ids.size(); ++i)
+                if (ids[i] == e.id)
+                    named = found[i] = true;
+            if (!ids.empty() && !named)
+                continue;
+            MergeStep s = planOne(cache.storage(), e, named, now, force);
+            if (s.work == MergeWork::None && !named)
+                continue;
+            steps.push_back(std::move(s));
+        }
+    });
+    for (size_t i = 0; i < ids.size(); ++i)
+        if (!found[i])
+            fail(cache.catalog().describe(), "no cache entry with id '" + ids[i] + "'");
     return steps;
 }
 

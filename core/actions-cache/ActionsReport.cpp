@@ -131,37 +131,72 @@ Json listingJson(const std::vector<ActionsEntry>& entries, const std::vector<Act
     return root;
 }
 
+ListingWriter::ListingWriter(bool json, std::function<void(std::string_view)> out) : json_(json), out_(std::move(out))
+{
+    out_(json_ ? std::string("{\"entries\": [")
+               : pad("SIZE", 11, true) + "  " + pad("PARTS", 5, true) + "  " + pad("STATE", 13) + "  "
+                     + pad("UPDATED (UTC)", 16) + "  " + pad("DOWNLOADED", 16) + "  KEY\n");
+}
+
+void ListingWriter::entries(const std::vector<ActionsEntry>& page)
+{
+    std::string t;
+    for (const auto& e : page) {
+        if (json_) {
+            t += (count_ ? ",\n  " : "\n  ") + dumpJson(entryJson(e));
+        } else {
+            t += pad(formatSize(e.size), 11, true) + "  " + pad(std::to_string(e.partCount), 5, true) + "  "
+                 + pad(e.hasLocation ? entryStateName(e.state) : "no location", 13) + "  "
+                 + pad(when(e.updatedAtMs), 16) + "  " + pad(when(e.lastDownloadedAtMs), 16) + "  " + printable(e.key)
+                 + "\n";
+        }
+        ++count_;
+        bytes_ += e.size;
+    }
+    if (!t.empty())
+        out_(t);
+}
+
+void ListingWriter::finish(const std::vector<ActionsUpload>& uploads)
+{
+    std::string t;
+    if (json_) {
+        t = count_ ? "\n],\n\"uploads\": [" : "],\n\"uploads\": [";
+        for (size_t i = 0; i < uploads.size(); ++i)
+            t += (i ? ",\n  " : "\n  ") + dumpJson(uploadJson(uploads[i]));
+        t += uploads.empty() ? "]}\n" : "\n]}\n";
+    } else {
+        for (const auto& u : uploads)
+            t += "upload " + std::to_string(u.row.id) + " '" + printable(u.row.key) + "': "
+                 + std::to_string(u.row.finishedPartUploadCount) + " of "
+                 + std::to_string(u.row.startedPartUploadCount) + " started parts finished, "
+                 + std::to_string(u.partsPresent) + " present, last activity "
+                 + formatDuration(double(u.ageMs) / 1000) + " ago\n";
+        t += std::to_string(count_) + " entries, " + formatSize(bytes_) + ", " + std::to_string(uploads.size())
+             + " pending uploads\n";
+    }
+    out_(t);
+}
+
+namespace {
+std::string listingOf(bool json, const std::vector<ActionsEntry>& entries, const std::vector<ActionsUpload>& uploads)
+{
+    std::string t;
+    ListingWriter w(json, [&t](std::string_view s) { t += s; });
+    w.entries(entries);
+    w.finish(uploads);
+    return t;
+}
+} // namespace
+
 std::string listingJsonText(const std::vector<ActionsEntry>& entries, const std::vector<ActionsUpload>& uploads)
 {
-    std::string t = "{\"entries\": [";
-    for (size_t i = 0; i < entries.size(); ++i)
-        t += (i ? ",\n  " : "\n  ") + dumpJson(entryJson(entries[i]));
-    t += entries.empty() ? "],\n\"uploads\": [" : "\n],\n\"uploads\": [";
-    for (size_t i = 0; i < uploads.size(); ++i)
-        t += (i ? ",\n  " : "\n  ") + dumpJson(uploadJson(uploads[i]));
-    t += uploads.empty() ? "]}\n" : "\n]}\n";
-    return t;
+    return listingOf(true, entries, uploads);
 }
 
 std::string listingText(const std::vector<ActionsEntry>& entries, const std::vector<ActionsUpload>& uploads)
 {
-    std::string t = pad("SIZE", 11, true) + "  " + pad("PARTS", 5, true) + "  " + pad("STATE", 13) + "  "
-                    + pad("UPDATED (UTC)", 16) + "  " + pad("DOWNLOADED", 16) + "  KEY\n";
-    uint64_t total = 0;
-    for (const auto& e : entries) {
-        total += e.size;
-        t += pad(formatSize(e.size), 11, true) + "  " + pad(std::to_string(e.partCount), 5, true) + "  "
-             + pad(e.hasLocation ? entryStateName(e.state) : "no location", 13) + "  " + pad(when(e.updatedAtMs), 16)
-             + "  " + pad(when(e.lastDownloadedAtMs), 16) + "  " + printable(e.key) + "\n";
-    }
-    for (const auto& u : uploads)
-        t += "upload " + std::to_string(u.row.id) + " '" + printable(u.row.key) + "': "
-             + std::to_string(u.row.finishedPartUploadCount) + " of " + std::to_string(u.row.startedPartUploadCount)
-             + " started parts finished, " + std::to_string(u.partsPresent) + " present, last activity "
-             + formatDuration(double(u.ageMs) / 1000) + " ago\n";
-    t += std::to_string(entries.size()) + " entries, " + formatSize(total) + ", " + std::to_string(uploads.size())
-         + " pending uploads\n";
-    return t;
+    return listingOf(false, entries, uploads);
 }
 
 Json findingsJson(const std::vector<Finding>& findings)

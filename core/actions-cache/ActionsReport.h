@@ -7,7 +7,10 @@
 #include "core/actions-cache/ActionsCache.h"
 #include "core/util/Json.h"
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cs::actions {
@@ -23,6 +26,21 @@ Json listingJson(const std::vector<ActionsEntry>& entries, const std::vector<Act
 // memory stays at the output's size (a Json tree of 5,000 entries took 48 MB).
 std::string listingJsonText(const std::vector<ActionsEntry>& entries, const std::vector<ActionsUpload>& uploads);
 std::string listingText(const std::vector<ActionsEntry>& entries, const std::vector<ActionsUpload>& uploads);
+
+// The same documents (JSON or text) written as they come, a page of entries
+// at a time, so `ls` of a million entries holds one page: entries(), as
+// often as there are pages, then finish() once with the uploads.
+class ListingWriter {
+public:
+    ListingWriter(bool json, std::function<void(std::string_view)> out);
+    void entries(const std::vector<ActionsEntry>& page);
+    void finish(const std::vector<ActionsUpload>& uploads);
+
+private:
+    bool json_;
+    std::function<void(std::string_view)> out_;
+    uint64_t count_ = 0, bytes_ = 0;
+};
 
 // verify: {"findings":[...],"count":N}
 Json findingsJson(const std::vector<Finding>& findings);

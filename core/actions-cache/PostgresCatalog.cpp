@@ -37,6 +37,17 @@ const std::string kEntrySelect = std::string(R"(SELECT e."id", e."key", e."versi
                                  kLocationColumns +
                                  R"( FROM cache_entries e LEFT JOIN storage_locations l ON l."id" = e."locationId")";
 
+// The page's rows picked from cache_entries alone (filter, order, limit),
+// then joined to their locations: ordering the joined table would join all
+// of it first (a hash join of a million rows) before the sort could cut it.
+std::string pageJoin(const std::string& pageSql, const std::string& orderBy)
+{
+    std::string sql = kEntrySelect;
+    const std::string from = "FROM cache_entries e";
+    sql.replace(sql.find(from), from.size(), "FROM (" + pageSql + ") e");
+    return sql + orderBy;
+}
+
 std::vector<EntryRow> entryRows(const PgResult& r)
 {
     std::vector<EntryRow> out;
@@ -95,26 +106,50 @@ public:
         return entryRows(c->exec(std::string(kEntrySelect) + R"( ORDER BY e."updatedAt" DESC, e."id")"));
     }
 
-    std::vector<EntryRow> entriesPage(const std::optional<EntryCursor>& after, size_t limit) override
+    std::vector<EntryRow> entriesPage(const EntryQuery& query, const std::optional<EntryCursor>& after,
+                                      size_t limit) override
     {
         auto c = connect();
         PgTransaction read(*c, PgTransaction::ReadOnly);
-        // A row comparison PostgreSQL turns into an index condition on
-        // idx_cache_entries_key_version (key, version), the id breaking ties.
-        if (after)
-            return entryRows(c->exec(std::string(kEntrySelect) +
-                                         R"( WHERE (e."key", e."version", e."id") > ($1, $2, $3))"
-                                         R"( ORDER BY e."key", e."version", e."id" LIMIT $4)",
-                                     {after->key, after->version, after->id, std::to_string(limit)}));
-        return entryRows(c->exec(std::string(kEntrySelect) + R"( ORDER BY e."key", e."version", e."id" LIMIT $1)",
-                                 {std::to_string(limit)}));
+        // Row comparisons: by key PostgreSQL turns them into an index
+        // condition on idx_cache_entries_key_version (key, version), walked
+        // forwards or backwards, the id breaking ties.
+        const bool byKey = query.order == EntryOrder::KeyAscending || query.order == EntryOrder::KeyDescending;
+        const bool descending = query.order == EntryOrder::KeyDescending || query.order == EntryOrder::UpdatedNewest;
+        remote::PgParams params;
+        const auto param = [&params](std::string value) {
+            params.emplace_back(std::move(value));
+            return "$" + std::to_string(params.size());
+        };
+        std::string sql = R"(SELECT * FROM cache_entries e WHERE TRUE)";
+        if (after) {
+            const std::string op = descending ? " < " : " > ";
+            if (byKey) {
+                const std::string k = param(after->key), v = param(after->version), i = param(after->id);
+                sql += R"( AND (e."key", e."version", e."id"))" + op + "(" + k + ", " + v + ", " + i + ")";
+            } else {
+                const std::string u = param(std::to_string(after->updatedAtMs)), i = param(after->id);
+                sql += R"( AND (e."updatedAt", e."id"))" + op + "(" + u + "::bigint, " + i + ")";
+            }
+        }
+        if (!query.keyContains.empty())
+            sql += R"( AND strpos(e."key", )" + param(query.keyContains) + ") > 0";
+        const char* dir = descending ? " DESC" : "";
+        const std::string orderBy = byKey ? std::string(R"( ORDER BY e."key")") + dir + R"(, e."version")" + dir
+                                                + R"(, e."id")" + dir
+                                          : std::string(R"( ORDER BY e."updatedAt")") + dir + R"(, e."id")" + dir;
+        sql += orderBy;
+        sql += " LIMIT " + param(std::to_string(limit)) + "::bigint";
+        return entryRows(c->exec(pageJoin(sql, orderBy), params));
     }
 
-    uint64_t entryCount() override
+    uint64_t entryCount(const std::string& keyContains) override
     {
         auto c = connect();
         PgTransaction read(*c, PgTransaction::ReadOnly);
-        return uint64_t(c->exec("SELECT count(*) FROM cache_entries").i64(0, 0));
+        if (keyContains.empty())
+            return uint64_t(c->exec("SELECT count(*) FROM cache_entries").i64(0, 0));
+        return uint64_t(c->exec(R"(SELECT count(*) FROM cache_entries WHERE strpos("key", $1) > 0)", {keyContains}).i64(0, 0));
     }
 
     std::vector<LocationRow> locationsWithoutEntry() override

@@ -79,31 +79,54 @@ public:
         return out;
     }
 
-    std::vector<EntryRow> entriesPage(const std::optional<EntryCursor>& after, size_t limit) override
+    std::vector<EntryRow> entriesPage(const EntryQuery& query, const std::optional<EntryCursor>& after,
+                                      size_t limit) override
     {
         auto db = open(false);
         Transaction read(*db, Transaction::Deferred);
         // The keyset condition spelled out (not a row value): SQLite then
-        // seeks idx_cache_entries_key_version on key and walks from there.
-        auto s = db->prepare(std::string(kEntrySelect)
-                             + (after ? " WHERE e.key > ?1 OR (e.key = ?1 AND (e.version > ?2 OR (e.version = ?2 AND "
-                                        "e.id > ?3)))"
-                                      : "")
-                             + " ORDER BY e.key, e.version, e.id LIMIT ?4");
-        if (after)
-            s.bindText(1, after->key).bindText(2, after->version).bindText(3, after->id);
-        s.bind(4, int64_t(limit));
+        // seeks idx_cache_entries_key_version on key and walks from there,
+        // forwards or backwards.
+        const bool byKey = query.order == EntryOrder::KeyAscending || query.order == EntryOrder::KeyDescending;
+        const bool descending = query.order == EntryOrder::KeyDescending || query.order == EntryOrder::UpdatedNewest;
+        const std::string op = descending ? " < " : " > ";
+        std::string sql = "SELECT * FROM cache_entries e WHERE 1";
+        if (after && byKey)
+            sql += " AND (e.key" + op + "?1 OR (e.key = ?1 AND (e.version" + op + "?2 OR (e.version = ?2 AND e.id" + op
+                   + "?3))))";
+        else if (after)
+            sql += " AND (e.updatedAt" + op + "?4 OR (e.updatedAt = ?4 AND e.id" + op + "?3))";
+        if (!query.keyContains.empty())
+            sql += " AND instr(e.key, ?5) > 0";
+        const char* dir = descending ? " DESC" : "";
+        const std::string orderBy = byKey ? std::string(" ORDER BY e.key") + dir + ", e.version" + dir + ", e.id" + dir
+                                          : std::string(" ORDER BY e.updatedAt") + dir + ", e.id" + dir;
+        sql += orderBy + " LIMIT ?6";
+        auto s = db->prepare(pageJoin(sql, orderBy));
+        if (after) {
+            s.bindText(3, after->id);
+            if (byKey)
+                s.bindText(1, after->key).bindText(2, after->version);
+            else
+                s.bind(4, after->updatedAtMs);
+        }
+        if (!query.keyContains.empty())
+            s.bindText(5, query.keyContains);
+        s.bind(6, int64_t(limit));
         std::vector<EntryRow> out;
         while (s.step())
             out.push_back(entryAt(s));
         return out;
     }
 
-    uint64_t entryCount() override
+    uint64_t entryCount(const std::string& keyContains) override
     {
         auto db = open(false);
         Transaction read(*db, Transaction::Deferred);
-        auto s = db->prepare("SELECT count(*) FROM cache_entries");
+        auto s = db->prepare(keyContains.empty() ? "SELECT count(*) FROM cache_entries"
+                                                 : "SELECT count(*) FROM cache_entries WHERE instr(key, ?1) > 0");
+        if (!keyContains.empty())
+            s.bindText(1, keyContains);
         return s.step() ? uint64_t(s.i64(0)) : 0;
     }
 
@@ -195,6 +218,17 @@ private:
         "SELECT e.id, e.key, e.version, e.scope, e.repoId, e.updatedAt, e.locationId, l.id, l.folderName, "
         "l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, l.lastDownloadedAt "
         "FROM cache_entries e LEFT JOIN storage_locations l ON l.id = e.locationId";
+
+    // The page's rows picked from cache_entries alone (filter, order,
+    // limit), then joined to their locations: ordering the joined table
+    // would look up every row's location before the sort could cut it.
+    static std::string pageJoin(const std::string& pageSql, const std::string& orderBy)
+    {
+        std::string sql = kEntrySelect;
+        const std::string from = "FROM cache_entries e";
+        sql.replace(sql.find(from), from.size(), "FROM (" + pageSql + ") e");
+        return sql + orderBy;
+    }
 
     static EntryRow entryAt(const Statement& s)
     {

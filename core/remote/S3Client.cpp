@@ -100,6 +100,39 @@ struct S3Client::Response {
 namespace {
 std::atomic<uint64_t> gProcessSent{0};
 std::atomic<int> gProcessInFlight{0}, gProcessPeak{0};
+
+// How long the process spent with each number of requests in flight: a peak
+// can be one instant, the time at each level says how parallel a whole
+// operation really was. Changes come in order under the mutex, so the
+// intervals tile the time since the first request.
+struct FlightClock {
+    std::mutex mutex;
+    int level = 0;
+    std::chrono::steady_clock::time_point last{};
+    std::vector<double> seconds;
+
+    void change(int delta)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        std::lock_guard g(mutex);
+        if (last != std::chrono::steady_clock::time_point{}) {
+            if (seconds.size() <= size_t(level))
+                seconds.resize(size_t(level) + 1, 0.0);
+            seconds[size_t(level)] += std::chrono::duration<double>(now - last).count();
+        }
+        last = now;
+        level += delta;
+    }
+};
+FlightClock gFlightClock;
+
+void processFlightChange(int delta)
+{
+    const int now = gProcessInFlight.fetch_add(delta) + delta;
+    for (int seen = gProcessPeak.load(); now > seen && !gProcessPeak.compare_exchange_weak(seen, now);) {
+    }
+    gFlightClock.change(delta);
+}
 } // namespace
 
 struct S3Client::Pool {
@@ -117,9 +150,7 @@ struct S3Client::Pool {
         freed.wait(lock, [&] { return inFlight < limit; });
         ++inFlight;
         peak = std::max(peak, inFlight);
-        const int now = gProcessInFlight.fetch_add(1) + 1;
-        for (int seen = gProcessPeak.load(); now > seen && !gProcessPeak.compare_exchange_weak(seen, now);) {
-        }
+        processFlightChange(+1);
         if (!idle.empty()) {
             CURL* h = idle.back();
             idle.pop_back();
@@ -130,7 +161,7 @@ struct S3Client::Pool {
         if (!h) {
             std::lock_guard g(mutex);
             --inFlight;
-            gProcessInFlight.fetch_sub(1);
+            processFlightChange(-1);
             freed.notify_one();
             throw Error("S3: cannot create a curl handle (out of memory)");
         }
@@ -142,7 +173,7 @@ struct S3Client::Pool {
         curl_easy_reset(h); // keeps the handle's connection cache
         idle.push_back(h);
         --inFlight;
-        gProcessInFlight.fetch_sub(1);
+        processFlightChange(-1);
         freed.notify_one();
     }
     ~Pool()
@@ -164,6 +195,11 @@ uint64_t S3Client::requestsSent() const { return pool_->sent.load(); }
 uint64_t S3Client::processRequestsSent() { return gProcessSent.load(); }
 int S3Client::processPeakInFlight() { return gProcessPeak.load(); }
 void S3Client::resetProcessPeakInFlight() { gProcessPeak.store(gProcessInFlight.load()); }
+std::vector<double> S3Client::processSecondsAtInFlight()
+{
+    std::lock_guard g(gFlightClock.mutex);
+    return gFlightClock.seconds;
+}
 uint64_t S3Client::retriesDone() const { return pool_->retried.load(); }
 int S3Client::peakInFlight() const
 {

@@ -111,6 +111,9 @@ public:
     static uint64_t processRequestsSent();
     static int processPeakInFlight();
     static void resetProcessPeakInFlight();   // tests: measure one operation
+    // Seconds this process spent with n requests in flight, at index n (from
+    // the first request on): the time-weighted concurrency of an operation.
+    static std::vector<double> processSecondsAtInFlight();
 
     struct Request;
     struct Response;

@@ -33,6 +33,7 @@
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -192,6 +193,64 @@ CatalogFigures measureCatalog(const std::string& db, uint64_t n, int runs,
     return f;
 }
 
+// The GUI's server-side filter and sort: the first page of a query, the
+// page after it (from its cursor) and the matching count, medians of runs.
+struct QueryFigures {
+    double firstMs = 0, nextMs = 0, countMs = 0;
+    uint64_t matching = 0;
+};
+
+QueryFigures measureQuery(const std::string& db, const EntryQuery& query, int runs)
+{
+    QueryFigures f;
+    std::vector<double> first, next, count;
+    auto catalog = openCatalogAt(db, false);
+    for (int r = 0; r < runs; ++r) {
+        auto t0 = Clock::now();
+        const auto page = catalog->entriesPage(query, std::nullopt, kPage);
+        first.push_back(msSince(t0));
+        if (page.size() == kPage) {
+            t0 = Clock::now();
+            catalog->entriesPage(query, EntryCursor{page.back().key, page.back().version, page.back().id,
+                                                    page.back().updatedAtMs}, kPage);
+            next.push_back(msSince(t0));
+        }
+        t0 = Clock::now();
+        f.matching = catalog->entryCount(query.keyContains);
+        count.push_back(msSince(t0));
+    }
+    f.firstMs = median(first);
+    f.nextMs = median(next);
+    f.countMs = median(count);
+    return f;
+}
+
+// `cachescope-cli actions-cache ls --json` under /usr/bin/time: its wall
+// time and peak RSS (time forks the CLI from its own small image, so the
+// figure is the CLI's), stdout read through a pipe and counted.
+struct LsFigures {
+    double seconds = 0;
+    long peakKiB = 0;
+    uint64_t bytes = 0;
+};
+
+LsFigures measureLs(const std::string& db, const std::string& storage, const std::string& timeFile)
+{
+    const std::string cmd = "/usr/bin/time -f '%e %M' -o '" + timeFile + "' '" + CACHESCOPE_CLI
+                            + "' actions-cache ls --json --db '" + db + "' --storage '" + storage + "'";
+    FILE* p = popen(cmd.c_str(), "r");
+    LsFigures f;
+    std::vector<char> buf(1 << 16);
+    for (size_t n; p && (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;)
+        f.bytes += n;
+    if (!p || pclose(p) != 0) {
+        std::fprintf(stderr, "ls failed: %s\n", cmd.c_str());
+        std::exit(1);
+    }
+    std::ifstream(timeFile) >> f.seconds >> f.peakKiB;
+    return f;
+}
+
 // Peak resident set of this process since exec (VmHWM, kB). Not the
 // parent's ru_maxrss of the child: Linux carries the spawning process's
 // high-water mark into the child's at exec (fork or vfork alike), so that
@@ -203,6 +262,25 @@ long ownPeakRssKiB()
         if (line.rfind("VmHWM:", 0) == 0)
             return std::stol(line.substr(6));
     return 0;
+}
+
+// "mean M, S% at >= 8": the time-weighted number of requests in flight while
+// at least one was (from the client's own clock, S3Client::
+// processSecondsAtInFlight), and the share of that time with 8 or more.
+std::string inFlightProfile()
+{
+    const auto at = remote::S3Client::processSecondsAtInFlight();
+    double busy = 0, weighted = 0, eight = 0;
+    for (size_t n = 1; n < at.size(); ++n) {
+        busy += at[n];
+        weighted += double(n) * at[n];
+        if (n >= 8)
+            eight += at[n];
+    }
+    char text[96];
+    std::snprintf(text, sizeof text, "mean-in-flight %.2f, %.0f%%-at->=8", busy > 0 ? weighted / busy : 0.0,
+                  busy > 0 ? 100 * eight / busy : 0.0);
+    return text;
 }
 
 // The children: one operation in a fresh process, so its peak RSS is its own.
@@ -219,9 +297,9 @@ int childMain(int argc, char** argv)
         if (mode == "child-verify") {
             auto cache = ActionsCache::open(paths, false);
             const auto findings = cache->verify(job);
-            std::printf("%.3f %ld %zu %d %llu\n", msSince(t0) / 1000, ownPeakRssKiB(), findings.size(),
+            std::printf("%.3f %ld %zu %d %llu %s\n", msSince(t0) / 1000, ownPeakRssKiB(), findings.size(),
                         remote::S3Client::processPeakInFlight(),
-                        (unsigned long long)remote::S3Client::processRequestsSent());
+                        (unsigned long long)remote::S3Client::processRequestsSent(), inFlightProfile().c_str());
         } else {
             auto cache = ActionsCache::open(paths, true);
             const auto results = cache->merge({argv[5]}, job, WriteOptions{true});
@@ -229,8 +307,8 @@ int childMain(int argc, char** argv)
                 std::fprintf(stderr, "merge did not merge: %s\n", results.empty() ? "" : results[0].action.c_str());
                 return 1;
             }
-            std::printf("%.3f %ld %llu %d\n", msSince(t0) / 1000, ownPeakRssKiB(), (unsigned long long)results[0].bytes,
-                        remote::S3Client::processPeakInFlight());
+            std::printf("%.3f %ld %llu %d %s\n", msSince(t0) / 1000, ownPeakRssKiB(), (unsigned long long)results[0].bytes,
+                        remote::S3Client::processPeakInFlight(), inFlightProfile().c_str());
         }
         return 0;
     } catch (const std::exception& e) {
@@ -404,6 +482,46 @@ int main(int argc, char** argv)
         std::printf("| %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f |\n", name, f.openMs, f.firstPageMs, f.countMs,
                     f.scrollPageMs, f.middleKeysetMs, f.middleOffsetMs);
     std::printf("target: open + first page <= 300 ms on PostgreSQL: %.1f ms\n\n", pgFig.openMs + pgFig.firstPageMs);
+
+    // The GUI's filter and sort, done by the catalog (ms, median of runs).
+    std::printf("### filter and sort in SQL: first page of %zu, the next page, matching count (ms, median of %d)\n",
+                kPage, runs);
+    std::printf("| catalog | query | first page | next page | count | matching |\n|---|---|---|---|---|---|\n");
+    const struct {
+        const char* name;
+        EntryQuery query;
+    } queries[] = {
+        {"key descending", {"", EntryOrder::KeyDescending}},
+        {"newest updatedAt first", {"", EntryOrder::UpdatedNewest}},
+        {"key contains '-12', by key", {"-12", EntryOrder::KeyAscending}},
+        {"key contains '424242', by key", {"424242", EntryOrder::KeyAscending}},
+        {"key contains '424242', newest first", {"424242", EntryOrder::UpdatedNewest}},
+    };
+    for (const auto& [catalogName, db] : {std::pair{"PostgreSQL 15", pgScale}, std::pair{"SQLite", sqlitePath}})
+        for (const auto& q : queries) {
+            const auto f = measureQuery(db, q.query, runs);
+            std::printf("| %s | %s | %.1f | %.1f | %.1f | %llu |\n", catalogName, q.name, f.firstMs, f.nextMs, f.countMs,
+                        (unsigned long long)f.matching);
+        }
+
+    // ls --json of every entry, a page of 1,000 at a time. The storage is
+    // an empty folder (each entry's folder is looked up and missing), so
+    // the figure is the catalog's paging and the output.
+    if (access("/usr/bin/time", X_OK) != 0) {
+        std::printf("\nls --json: not measured, /usr/bin/time is missing (Debian package time)\n\n");
+    } else {
+        const std::string empty = tmp.filePath("ls-storage").toStdString();
+        std::filesystem::create_directories(empty);
+        std::printf("\n### ls --json of %llu entries (storage: an empty folder)\n| catalog | wall | peak RSS | output |\n"
+                    "|---|---|---|---|\n", (unsigned long long)entries);
+        for (const auto& [catalogName, db] : {std::pair{"PostgreSQL 15", pg.url("scale").toStdString()},
+                                              std::pair{"SQLite", sqlitePath}}) {
+            const auto f = measureLs(db, empty, tmp.filePath("ls-time").toStdString());
+            std::printf("| %s | %.1f s | %.1f MiB | %.0f MiB |\n", catalogName, f.seconds, double(f.peakKiB) / 1024,
+                        double(f.bytes) / (1 << 20));
+        }
+        std::printf("\n");
+    }
     }
 
     // B. Verify of `objects` objects: entries of 10 parts of 64 bytes.
@@ -434,7 +552,7 @@ int main(int argc, char** argv)
     const auto vS3 = runChild(self, {"child-verify", QString::fromStdString(pgVerify), "s3://bench/verify",
                                      QString::fromStdString(endpoint)}, vRuns);
     const auto vFs = runChild(self, {"child-verify", tmp.filePath("verify.db"), tmp.filePath("verify-storage")}, vRuns);
-    std::printf("| deployment | verify wall | objects/s | peak RSS | child line: s, peak kB, findings, peak in flight, requests |\n|---|---|---|---|---|\n");
+    std::printf("| deployment | verify wall | objects/s | peak RSS | child line: s, peak kB, findings, peak in flight, requests, in-flight profile |\n|---|---|---|---|---|\n");
     std::printf("| PostgreSQL + s3rver | %.2f s | %.0f | %.1f MiB | %s |\n", median(vS3.seconds),
                 double(vEntries * 10) / median(vS3.seconds), *std::max_element(vS3.rssMiB.begin(), vS3.rssMiB.end()),
                 vS3.lastLine.c_str());
@@ -505,7 +623,7 @@ int main(int argc, char** argv)
             return 1;
         }
     }
-    std::printf("| deployment | merge wall | MiB/s | peak RSS | child line: s, peak kB, bytes, peak in flight |\n|---|---|---|---|---|\n");
+    std::printf("| deployment | merge wall | MiB/s | peak RSS | child line: s, peak kB, bytes, peak in flight, in-flight profile |\n|---|---|---|---|---|\n");
     std::printf("| PostgreSQL + s3rver | %.2f s | %.0f | %.1f MiB | %s |\n", median(mS3.seconds), 100 / median(mS3.seconds),
                 *std::max_element(mS3.rssMiB.begin(), mS3.rssMiB.end()), mS3.lastLine.c_str());
     std::printf("| SQLite + folder | %.2f s | %.0f | %.1f MiB | %s |\n", median(mFs.seconds), 100 / median(mFs.seconds),
