@@ -80,9 +80,20 @@ enum class EntryOrder { KeyAscending, KeyDescending, UpdatedNewest, UpdatedOldes
 // Which entries, in which order: done by the catalog's SQL, so a filter on
 // a million rows costs the database a scan, not us a million rows.
 struct EntryQuery {
-    std::string keyContains;   // only keys holding these bytes, case-sensitive ("" = every entry)
+    // Only keys holding these bytes, A-Z and a-z alike, other bytes exact
+    // ("" = every entry).
+    std::string keyContains;
     EntryOrder order = EntryOrder::KeyAscending;
 };
+
+// s with A-Z folded to a-z, nothing else (the key filter's folding).
+inline std::string asciiLower(std::string s)
+{
+    for (char& c : s)
+        if (c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
+    return s;
+}
 
 // A position in an EntryOrder: the last row's key, version and id (key
 // orders), or its updatedAt and id (updatedAt orders).

@@ -37,6 +37,11 @@ const std::string kEntrySelect = std::string(R"(SELECT e."id", e."key", e."versi
                                  kLocationColumns +
                                  R"( FROM cache_entries e LEFT JOIN storage_locations l ON l."id" = e."locationId")";
 
+// The key with A-Z folded to a-z and nothing else (lower() would fold
+// other letters by the database's locale, SQLite's lower() does not): the
+// key filter means the same on both catalogs.
+const char* const kKeyFolded = R"(translate(e."key", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'))";
+
 // The page's rows picked from cache_entries alone (filter, order, limit),
 // then joined to their locations: ordering the joined table would join all
 // of it first (a hash join of a million rows) before the sort could cut it.
@@ -133,7 +138,7 @@ public:
             }
         }
         if (!query.keyContains.empty())
-            sql += R"( AND strpos(e."key", )" + param(query.keyContains) + ") > 0";
+            sql += std::string(" AND strpos(") + kKeyFolded + ", " + param(asciiLower(query.keyContains)) + ") > 0";
         const char* dir = descending ? " DESC" : "";
         const std::string orderBy = byKey ? std::string(R"( ORDER BY e."key")") + dir + R"(, e."version")" + dir
                                                 + R"(, e."id")" + dir
@@ -149,7 +154,9 @@ public:
         PgTransaction read(*c, PgTransaction::ReadOnly);
         if (keyContains.empty())
             return uint64_t(c->exec("SELECT count(*) FROM cache_entries").i64(0, 0));
-        return uint64_t(c->exec(R"(SELECT count(*) FROM cache_entries WHERE strpos("key", $1) > 0)", {keyContains}).i64(0, 0));
+        return uint64_t(c->exec(std::string("SELECT count(*) FROM cache_entries e WHERE strpos(") + kKeyFolded + ", $1) > 0",
+                                {asciiLower(keyContains)})
+                            .i64(0, 0));
     }
 
     std::vector<LocationRow> locationsWithoutEntry() override

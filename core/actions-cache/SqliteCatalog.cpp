@@ -97,7 +97,7 @@ public:
         else if (after)
             sql += " AND (e.updatedAt" + op + "?4 OR (e.updatedAt = ?4 AND e.id" + op + "?3))";
         if (!query.keyContains.empty())
-            sql += " AND instr(e.key, ?5) > 0";
+            sql += " AND instr(lower(e.key), ?5) > 0";   // SQLite's lower() folds A-Z only
         const char* dir = descending ? " DESC" : "";
         const std::string orderBy = byKey ? std::string(" ORDER BY e.key") + dir + ", e.version" + dir + ", e.id" + dir
                                           : std::string(" ORDER BY e.updatedAt") + dir + ", e.id" + dir;
@@ -111,7 +111,7 @@ public:
                 s.bind(4, after->updatedAtMs);
         }
         if (!query.keyContains.empty())
-            s.bindText(5, query.keyContains);
+            s.bindText(5, asciiLower(query.keyContains));
         s.bind(6, int64_t(limit));
         std::vector<EntryRow> out;
         while (s.step())
@@ -124,9 +124,9 @@ public:
         auto db = open(false);
         Transaction read(*db, Transaction::Deferred);
         auto s = db->prepare(keyContains.empty() ? "SELECT count(*) FROM cache_entries"
-                                                 : "SELECT count(*) FROM cache_entries WHERE instr(key, ?1) > 0");
+                                                 : "SELECT count(*) FROM cache_entries WHERE instr(lower(key), ?1) > 0");
         if (!keyContains.empty())
-            s.bindText(1, keyContains);
+            s.bindText(1, asciiLower(keyContains));
         return s.step() ? uint64_t(s.i64(0)) : 0;
     }
 

@@ -41,6 +41,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include <set>
 
 using testsupport::ActionsCacheFixture;
@@ -119,6 +122,25 @@ bool confirm(ActionsDocument* doc)
 
 class TestActionsDocument : public QObject {
     Q_OBJECT
+    // 445 more entries (no files: their folders are missing) after the
+    // fixture's 5: 450 in all, more than two pages of 200.
+    static void addPagedEntries(ServerData& s)
+    {
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(s.db().toUtf8().constData(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db,
+                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 445) "
+                              "INSERT INTO storage_locations (id, folderName, partCount) SELECT 'paged-loc-' || i, "
+                              "CAST(3000000000 + i AS TEXT), 1 FROM n; "
+                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 445) "
+                              "INSERT INTO cache_entries (id, key, version, scope, repoId, updatedAt, locationId) "
+                              "SELECT 'paged-' || i, 'paged-key-' || printf('%04d', i), 'v1', 'refs/heads/main', '1', "
+                              "1700000000000 + i, 'paged-loc-' || i FROM n;",
+                              nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        sqlite3_close(db);
+    }
+
 private Q_SLOTS:
     void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("cachescope-test-actions-document")); }
 
@@ -180,24 +202,116 @@ private Q_SLOTS:
         QTRY_COMPARE(proxy->rowCount(), 5);
     }
 
+    void filterAndSortRunInTheCatalogOverEveryEntry()
+    {
+        // 450 entries; the first page (200 in key order) does not hold
+        // paged-key-0400..0445, so finding them is the catalog's work.
+        ServerData s;
+        addPagedEntries(s);
+        ui::MainWindow w;
+        ActionsDocument* doc = openIn(w, s.dir);
+        QVERIFY2(doc, qPrintable(w.lastError()));
+        ui::ActionsBrowser* b = doc->browser();
+        ActionsEntryModel* m = b->model();
+        QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(b->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(m->rowCount(), int(ui::kActionsPageSize));
+        QCOMPARE(rowOfKey(m, "paged-key-0400"), -1);
+        const auto loadAll = [m] {
+            QElapsedTimer t;
+            t.start();
+            while (t.elapsed() < 20000 && (m->isFetching() || m->canFetchMore({}))) {
+                if (m->canFetchMore({}))
+                    m->fetchMore({});
+                QTest::qWait(5);
+            }
+        };
+        const auto queried = [m](const char* filter) {
+            return m->query().keyContains == filter && m->matchingEntries().has_value() && !m->isFetching();
+        };
+        const auto shown = [b] {
+            std::vector<QString> ids;
+            for (int r = 0; r < b->proxy()->rowCount(); ++r)
+                ids.push_back(b->proxy()->index(r, 0).data(ActionsEntryModel::EntryIdRole).toString());
+            return ids;
+        };
+        // The filter box (debounced, A-Z and a-z alike): only the 46 keys
+        // holding it, with their count, none of them loaded before.
+        b->filterEdit()->setText(QStringLiteral("PAGED-key-04"));
+        QTRY_VERIFY_WITH_TIMEOUT(queried("PAGED-key-04"), 10000);
+        QCOMPARE(*m->matchingEntries(), uint64_t(46));
+        std::vector<QString> wanted;
+        for (int i = 400; i <= 445; ++i)
+            wanted.push_back(QStringLiteral("paged-%1").arg(i));
+        QCOMPARE(shown(), wanted);
+        QVERIFY2(b->countText().contains(QStringLiteral("46 of 450")), qPrintable(b->countText()));
+        b->filterEdit()->clear();
+        QTRY_VERIFY_WITH_TIMEOUT(m->isDefaultQuery(), 10000);
+
+        // Every row as the catalog holds it, to check the orders against.
+        loadAll();
+        QCOMPARE(m->rowCount(), 450);
+        struct Row {
+            QString key, id;
+            qlonglong updated;
+        };
+        std::vector<Row> all;
+        for (int r = 0; r < m->rowCount(); ++r)
+            all.push_back({m->index(r, ActionsEntryModel::Key).data().toString(),
+                           m->index(r, 0).data(ActionsEntryModel::EntryIdRole).toString(),
+                           m->index(r, ActionsEntryModel::Updated).data(ActionsEntryModel::SortRole).toLongLong()});
+        const auto expect = [&all](const QString& filter, bool newestFirst) {
+            std::vector<Row> rows;
+            for (const auto& r : all)
+                if (r.key.contains(filter, Qt::CaseInsensitive))
+                    rows.push_back(r);
+            if (newestFirst)
+                std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& x) {
+                    return std::tie(a.updated, a.id) > std::tie(x.updated, x.id);
+                });
+            std::vector<QString> ids;
+            for (const auto& r : rows)
+                ids.push_back(r.id);
+            return ids;
+        };
+        b->filterEdit()->setText(QStringLiteral("paged-key-04"));
+        QTRY_VERIFY_WITH_TIMEOUT(queried("paged-key-04"), 10000);
+        QCOMPARE(shown(), expect("paged-key-04", false));
+
+        // Newest first by the Updated header: the catalog's order, and the
+        // proxy keeps it (the source order).
+        b->table()->sortByColumn(ActionsEntryModel::Updated, Qt::DescendingOrder);
+        QCOMPARE(m->query().order, cs::actions::EntryOrder::UpdatedNewest);
+        QTRY_VERIFY_WITH_TIMEOUT(!m->isFetching() && m->rowCount() == 46, 10000);
+        QCOMPARE(shown(), expect("paged-key-04", true));
+
+        // No filter, newest first over all 450, page after page.
+        b->filterEdit()->clear();
+        QTRY_VERIFY_WITH_TIMEOUT(queried(""), 10000);
+        QCOMPARE(*m->matchingEntries(), uint64_t(450));
+        loadAll();   // (the view and the model tester may have fetched some already)
+        QCOMPARE(shown(), expect("", true));
+
+        // Key descending: the largest key first, read from the catalog's end.
+        b->table()->sortByColumn(ActionsEntryModel::Key, Qt::DescendingOrder);
+        QTRY_VERIFY_WITH_TIMEOUT(!m->isFetching() && m->rowCount() > 0, 10000);
+        QString largest;
+        for (const auto& r : all)
+            if (r.key.toStdString() > largest.toStdString())
+                largest = r.key;
+        QCOMPARE(b->proxy()->index(0, ActionsEntryModel::Key).data().toString(), largest);
+        // A column from the files sorts the rows loaded so far; the query stays.
+        b->table()->sortByColumn(ActionsEntryModel::Size, Qt::DescendingOrder);
+        QCOMPARE(m->query().order, cs::actions::EntryOrder::KeyDescending);
+        for (int r = 1; r < b->proxy()->rowCount(); ++r)
+            QVERIFY(b->proxy()->index(r - 1, ActionsEntryModel::Size).data(ActionsEntryModel::SortRole).toULongLong()
+                    >= b->proxy()->index(r, ActionsEntryModel::Size).data(ActionsEntryModel::SortRole).toULongLong());
+    }
+
     void entriesArriveAPageAtATimeAsTheTableScrolls()
     {
-        // 445 more entries (no files: their folders are missing) after the
-        // fixture's 5: 450 in all, more than two pages of 200.
         ServerData s;
-        sqlite3* db = nullptr;
-        QCOMPARE(sqlite3_open(s.db().toUtf8().constData(), &db), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(db,
-                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 445) "
-                              "INSERT INTO storage_locations (id, folderName, partCount) SELECT 'paged-loc-' || i, "
-                              "CAST(3000000000 + i AS TEXT), 1 FROM n; "
-                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 445) "
-                              "INSERT INTO cache_entries (id, key, version, scope, repoId, updatedAt, locationId) "
-                              "SELECT 'paged-' || i, 'paged-key-' || printf('%04d', i), 'v1', 'refs/heads/main', '1', "
-                              "1700000000000 + i, 'paged-loc-' || i FROM n;",
-                              nullptr, nullptr, nullptr),
-                 SQLITE_OK);
-        sqlite3_close(db);
+        addPagedEntries(s);
         ui::MainWindow w;
         ActionsDocument* doc = openIn(w, s.dir);
         QVERIFY2(doc, qPrintable(w.lastError()));

@@ -18,6 +18,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <optional>
 #include <set>
 
 namespace ui {
@@ -39,13 +40,43 @@ void setUpTable(QTableView* t)
     t->horizontalHeader()->setStretchLastSection(true);
 }
 
+// Sorts by key or by updatedAt through the catalog (the model reads the
+// query's first page in that order, and the proxy keeps the source order);
+// the columns that come from the files (size, parts, state, ...) sort the
+// rows loaded so far.
+class ActionsEntryProxy : public QSortFilterProxyModel {
+public:
+    ActionsEntryProxy(ActionsEntryModel* model, QObject* parent) : QSortFilterProxyModel(parent), model_(model) {}
+
+    void sort(int column, Qt::SortOrder order) override
+    {
+        using cs::actions::EntryOrder;
+        std::optional<EntryOrder> inCatalog;
+        if (column < 0 || column == ActionsEntryModel::Key)
+            inCatalog = column >= 0 && order == Qt::DescendingOrder ? EntryOrder::KeyDescending : EntryOrder::KeyAscending;
+        else if (column == ActionsEntryModel::Updated)
+            inCatalog = order == Qt::DescendingOrder ? EntryOrder::UpdatedNewest : EntryOrder::UpdatedOldest;
+        if (!inCatalog) {
+            QSortFilterProxyModel::sort(column, order);
+            return;
+        }
+        QSortFilterProxyModel::sort(-1, order);   // the source's order: the catalog's
+        cs::actions::EntryQuery query = model_->query();
+        query.order = *inCatalog;
+        model_->setQuery(query);
+    }
+
+private:
+    ActionsEntryModel* model_;
+};
+
 } // namespace
 
 ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     : QWidget(parent),
       where_(std::move(where)),
       model_(new ActionsEntryModel(this)),
-      proxy_(new QSortFilterProxyModel(this)),
+      proxy_(new ActionsEntryProxy(model_, this)),
       filter_(new QLineEdit(this)),
       filterTimer_(new QTimer(this)),
       count_(new QLabel(this)),
@@ -58,7 +89,7 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
     auto* top = new QHBoxLayout;
-    filter_->setPlaceholderText(tr("Filter by key (substring)…"));
+    filter_->setPlaceholderText(tr("Filter by key (substring, in the whole catalog)…"));
     filter_->setClearButtonEnabled(true);
     filter_->setObjectName(QStringLiteral("keyFilter"));
     top->addWidget(filter_, 1);
@@ -68,14 +99,11 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     model_->setLocation(where_);
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(ActionsEntryModel::SortRole);
-    proxy_->setFilterKeyColumn(ActionsEntryModel::Key);
-    proxy_->setFilterRole(ActionsEntryModel::SortRole);
-    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
     table_->setModel(proxy_);
     setUpTable(table_);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
-    // The catalog's key order, in which pages arrive; a header click sorts the loaded rows.
+    // The catalog's key order, in which pages arrive (ActionsEntryProxy).
     table_->sortByColumn(-1, Qt::AscendingOrder);
     const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
     auto* header = table_->horizontalHeader();
@@ -115,14 +143,24 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     filterTimer_->setSingleShot(true);
     filterTimer_->setInterval(kFilterDelayMs);
     connect(filter_, &QLineEdit::textChanged, filterTimer_, qOverload<>(&QTimer::start));
+    // The filter is the catalog's (SQL over every entry, not the rows loaded).
     connect(filterTimer_, &QTimer::timeout, this, [this] {
-        proxy_->setFilterFixedString(filter_->text());
+        cs::actions::EntryQuery query = model_->query();
+        query.keyContains = filter_->text().toStdString();
+        model_->setQuery(query);
         updateCountLabel();
     });
     connect(model_, &QAbstractItemModel::rowsInserted, this, &ActionsBrowser::updateCountLabel);
+    connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+        // Another query's rows: the entry whose files the pane showed may be gone.
+        onCurrentChanged();
+        updateCountLabel();
+    });
     connect(model_, &ActionsEntryModel::pageFetched, this, [this](bool ok, const QString& error) {
         if (!ok)
-            count_->setText(tr("Reading more entries failed: %1").arg(error));
+            count_->setText(tr("Reading entries failed: %1").arg(error));
+        else
+            updateCountLabel();
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ActionsBrowser::onCurrentChanged);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ActionsBrowser::selectionChanged);
@@ -202,15 +240,30 @@ void ActionsBrowser::setSnapshot(ActionsSnapshotPtr snapshot)
     Q_EMIT selectionChanged();
 }
 
+QString ActionsBrowser::countText() const
+{
+    return count_->text();
+}
+
 void ActionsBrowser::updateCountLabel()
 {
-    const QString shown = QLocale().toString(proxy_->rowCount());
-    const bool partial = model_->totalEntries() > uint64_t(model_->rowCount());
-    QString text = proxy_->filterRegularExpression().pattern().isEmpty()
-                       ? tr("%1 entries").arg(shown)
-                       : tr("%1 of %2 entries").arg(shown, QLocale().toString(model_->rowCount()));
-    if (partial)
-        text += tr(" (%1 in the catalog; more load as you scroll)").arg(QLocale().toString(qulonglong(model_->totalEntries())));
+    const QLocale l;
+    const QString loaded = l.toString(model_->rowCount());
+    const auto matching = model_->matchingEntries();
+    const QString filter = QString::fromStdString(model_->query().keyContains);
+    QString text;
+    if (filter.isEmpty()) {
+        text = tr("%1 entries").arg(loaded);
+        if (model_->totalEntries() > uint64_t(model_->rowCount()))
+            text += tr(" (%1 in the catalog; more load as you scroll)").arg(l.toString(qulonglong(model_->totalEntries())));
+    } else if (!matching) {
+        text = tr("Finding keys containing “%1”…").arg(filter);
+    } else {
+        text = tr("%1 of %2 entries have “%3” in their key")
+                   .arg(l.toString(qulonglong(*matching)), l.toString(qulonglong(model_->totalEntries())), filter);
+        if (*matching > uint64_t(model_->rowCount()))
+            text += tr(" (%1 loaded; more as you scroll)").arg(loaded);
+    }
     count_->setText(text);
 }
 

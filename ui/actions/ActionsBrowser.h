@@ -38,6 +38,7 @@ public:
     QSortFilterProxyModel* proxy() const { return proxy_; }
     QTableView* table() const { return table_; }
     QLineEdit* filterEdit() const { return filter_; }
+    QString countText() const;   // "46 of 450 entries have “x” in their key", ...
     ActionsPartsModel* partsModel() const { return partsModel_; }
     QTableView* partsTable() const { return partsTable_; }
     QLabel* partsHeader() const { return partsHeader_; }

@@ -11,7 +11,12 @@
 
 namespace ui {
 
-using PagePtr = std::shared_ptr<cs::actions::ActionsEntryPage>;
+// A page, and with the first page of a query its matching count.
+struct QueryPage {
+    cs::actions::ActionsEntryPage page;
+    std::optional<uint64_t> matching;
+};
+using PagePtr = std::shared_ptr<QueryPage>;
 
 ActionsEntryModel::ActionsEntryModel(QObject* parent) : QAbstractTableModel(parent), fetcher_(new JobRunner(this))
 {
@@ -28,9 +33,57 @@ void ActionsEntryModel::setSnapshot(ActionsSnapshotPtr snapshot)
     fetcher_->cancel();   // a page of the previous read would not continue this one
     beginResetModel();
     snapshot_ = std::move(snapshot);
-    rows_ = snapshot_ ? snapshot_->entries : std::vector<cs::actions::ActionsEntry>();
-    next_ = snapshot_ ? snapshot_->next : std::nullopt;
+    // The read's rows are the default query's; another query reads its own.
+    const bool own = snapshot_ && isDefaultQuery();
+    rows_ = own ? snapshot_->entries : std::vector<cs::actions::ActionsEntry>();
+    next_ = own ? snapshot_->next : std::nullopt;
     endResetModel();
+    if (snapshot_ && !isDefaultQuery())
+        readFirstPage();
+}
+
+void ActionsEntryModel::setQuery(const cs::actions::EntryQuery& query)
+{
+    if (query.keyContains == query_.keyContains && query.order == query_.order)
+        return;
+    query_ = query;
+    if (!snapshot_)
+        return;
+    fetcher_->cancel();
+    beginResetModel();
+    rows_.clear();
+    next_.reset();
+    matching_.reset();
+    endResetModel();
+    if (isDefaultQuery()) {
+        // The read's own first pages are the default query's.
+        beginResetModel();
+        rows_ = snapshot_->entries;
+        next_ = snapshot_->next;
+        endResetModel();
+        Q_EMIT pageFetched(true, QString());
+        return;
+    }
+    readFirstPage();
+}
+
+std::optional<uint64_t> ActionsEntryModel::matchingEntries() const
+{
+    if (isDefaultQuery())
+        return totalEntries();
+    return matching_;
+}
+
+void ActionsEntryModel::readFirstPage()
+{
+    fetcher_->start(tr("Reading entries"), [where = where_, query = query_](cs::Job& job) {
+        auto cache = openActionsForReading(where);
+        auto result = std::make_shared<QueryPage>();
+        result->matching = cache->entryCount(query.keyContains);
+        job.checkCancel();
+        result->page = cache->entriesPage(query, std::nullopt, kActionsPageSize, &job);
+        return std::any(result);
+    });
 }
 
 bool ActionsEntryModel::isFetching() const
@@ -47,9 +100,11 @@ void ActionsEntryModel::fetchMore(const QModelIndex& parent)
 {
     if (!canFetchMore(parent))
         return;
-    fetcher_->start(tr("Reading more entries"), [where = where_, after = *next_](cs::Job& job) {
+    fetcher_->start(tr("Reading more entries"), [where = where_, query = query_, after = *next_](cs::Job& job) {
         auto cache = openActionsForReading(where);
-        return std::any(std::make_shared<cs::actions::ActionsEntryPage>(cache->entriesPage(after, kActionsPageSize, &job)));
+        auto result = std::make_shared<QueryPage>();
+        result->page = cache->entriesPage(query, after, kActionsPageSize, &job);
+        return std::any(result);
     });
 }
 
@@ -60,11 +115,14 @@ void ActionsEntryModel::onPage(bool ok, const QString& resultOrError)
             Q_EMIT pageFetched(false, resultOrError);
         return;
     }
-    const PagePtr page = std::any_cast<PagePtr>(fetcher_->result());
-    next_ = std::move(page->next);
-    if (!page->entries.empty()) {
-        beginInsertRows({}, int(rows_.size()), int(rows_.size() + page->entries.size()) - 1);
-        for (auto& e : page->entries)
+    const PagePtr result = std::any_cast<PagePtr>(fetcher_->result());
+    if (result->matching)
+        matching_ = result->matching;
+    next_ = std::move(result->page.next);
+    auto& entries = result->page.entries;
+    if (!entries.empty()) {
+        beginInsertRows({}, int(rows_.size()), int(rows_.size() + entries.size()) - 1);
+        for (auto& e : entries)
             rows_.push_back(std::move(e));
         endInsertRows();
     }

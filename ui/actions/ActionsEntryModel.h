@@ -3,8 +3,11 @@
 // pages as the view asks (canFetchMore/fetchMore): each page is read off
 // the GUI thread from where the last one ended (keyset paging), so a
 // catalog of a million entries opens on its first page and scrolls page by
-// page. Sorting and the key filter are a QSortFilterProxyModel over
-// SortRole (ActionsBrowser); they apply to the rows loaded so far.
+// page. The key filter and the orders the catalog can give (key up or down,
+// updatedAt newest or oldest first) are its SQL (setQuery: the rows are read
+// again from the first page of the query), so a filter on a million entries
+// finds every match; sorting by the columns that come from the files (size,
+// parts, state) sorts the rows loaded so far (ActionsBrowser's proxy).
 #pragma once
 #include "ui/actions/ActionsData.h"
 
@@ -31,7 +34,19 @@ public:
     void setSnapshot(ActionsSnapshotPtr snapshot);
     const ActionsSnapshotPtr& snapshot() const { return snapshot_; }
     const std::vector<cs::actions::ActionsEntry>& entries() const { return rows_; }
+    // Entries in the catalog (at the last read).
     uint64_t totalEntries() const { return snapshot_ ? std::max<uint64_t>(snapshot_->totalEntries, rows_.size()) : 0; }
+    // The catalog's filter and order. A different query empties the rows and
+    // reads its first page (and its matching count) off the GUI thread.
+    void setQuery(const cs::actions::EntryQuery& query);
+    const cs::actions::EntryQuery& query() const { return query_; }
+    bool isDefaultQuery() const
+    {
+        return query_.keyContains.empty() && query_.order == cs::actions::EntryOrder::KeyAscending;
+    }
+    // Entries matching the query: totalEntries() for the default query,
+    // else the count read with its first page (nullopt until it arrives).
+    std::optional<uint64_t> matchingEntries() const;
     bool isFetching() const;
 
     bool canFetchMore(const QModelIndex& parent) const override;
@@ -51,11 +66,14 @@ Q_SIGNALS:
 
 private:
     void onPage(bool ok, const QString& resultOrError);
+    void readFirstPage();
 
     ActionsDataLocation where_;
     ActionsSnapshotPtr snapshot_;
     std::vector<cs::actions::ActionsEntry> rows_;
     std::optional<cs::actions::EntryCursor> next_;
+    cs::actions::EntryQuery query_;
+    std::optional<uint64_t> matching_;   // of a non-default query
     JobRunner* fetcher_;
 };
 
