@@ -43,7 +43,7 @@ const std::string kEntrySelect = std::string(R"(SELECT e."id", e."key", e."versi
 const char* const kKeyFolded = R"(translate(e."key", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'))";
 
 // ILIKE '%needle%' first: PostgreSQL runs it far faster than translate()
-// (a million keys: about 0.1 s against 2 s), and it matches every key the
+// (counting the matches among a million keys: 0.43 s against 2.0 s), and it matches every key the
 // folded comparison matches (it folds A-Z too, and more by the locale), so
 // translate() only decides among its matches.
 std::string likePattern(const std::string& needle)
