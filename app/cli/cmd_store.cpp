@@ -224,6 +224,9 @@ int runGet(const GetArgs& a)
     const RestoreResult r = store->restoreToFile(req, a.out, job);
     cs::keepSummaryOutOfData(a.out);
     progress.clear();
+    if (r.mergeSkipped)
+        printError(a.dir + ": the store is read-only for this user, so entry '" + r.entry.key
+                   + "' was restored from its parts and left unmerged (a 'store merge' with write access merges it)");
     if (a.json) {
         Json o = entryJson(r.entry);
         o["matched_by"] = r.matchedBy;

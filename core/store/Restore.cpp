@@ -2,7 +2,8 @@
 // a bounded window per restore); a file output gets each chunk written at its
 // position, one write at a time (SerialWrites), a sink gets them in order
 // from the calling thread; the first restore of an unmerged entry streams its
-// parts and merges them in the same pass.
+// parts and merges them in the same pass (from a read-only store: streams
+// them and leaves the merge to a writer).
 #include "core/store/StoreInternal.h"
 #include "core/store/TaskPool.h"
 
@@ -11,10 +12,12 @@
 #include "core/util/File.h"
 #include "core/util/OutputFile.h"
 #include "core/util/SerialWrites.h"
+#include "core/util/Sha256.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 
 
@@ -47,6 +50,25 @@ struct DecodeWindow {
     std::exception_ptr error;
     TaskGroup group;
 };
+
+// Writes in order at the file's start: an unmerged entry's parts arrive in order.
+Sink sequentialFileSink(int fd, uint64_t& filePos)
+{
+    return [fd, &filePos](const void* data, size_t size) {
+        const char* p = static_cast<const char*>(data);
+        while (size > 0) {
+            const ssize_t k = ::pwrite(fd, p, size, off_t(filePos));
+            if (k < 0) {
+                if (errno == EINTR)
+                    continue;
+                failErrno("restore output", "write failed");
+            }
+            p += k;
+            size -= size_t(k);
+            filePos += uint64_t(k);
+        }
+    };
+}
 
 } // namespace
 
@@ -162,6 +184,41 @@ void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uin
 
 namespace {
 
+// An unmerged entry of a store this process may not write (a read-only
+// mount, another user's files): its bytes come from the parts, checked as a
+// merge checks them (each part's size and CRC-32C; the entry's SHA-256 when
+// a part predates the CRCs), and the merge is left to a writer. Nothing is
+// created or changed: no append.lock, no pack append, no catalog write.
+void streamUnmergedReadOnly(Store::Impl& d, const EntryRow& e, const Sink& out, Job& job)
+{
+    const auto parts = d.partRows(e.id);
+    if (parts.size() != e.partCount)
+        throw Error(d.dir + ": entry '" + e.key + "' lists " + std::to_string(parts.size()) + " parts, expected "
+                    + std::to_string(e.partCount));
+    const bool crcs = std::all_of(parts.begin(), parts.end(), [](const PartInfo& p) { return bool(p.crc32c); });
+    Sha256 whole;
+    const Sink hashed = [&](const void* data, size_t size) {
+        whole.update(data, size);
+        out(data, size);
+    };
+    uint64_t streamed = 0;
+    try {
+        d.streamParts(e, parts, crcs ? out : hashed, &streamed, job);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception&) {
+        // A writer may have merged it and deleted the parts under us:
+        // continue from the pack where the stream stopped.
+        auto now = d.entry(e.id);
+        if (!now || now->state != EntryState::Merged || now->sha256 != e.sha256)
+            throw;
+        d.restoreMerged(*now, -1, &out, streamed, job);
+        return;
+    }
+    if (!crcs && Sha256::hex(whole.finish()) != e.sha256)
+        fail(d.partsDir(e.id), "the parts of entry '" + e.key + "' do not match its SHA-256 (run 'cachescope-cli store fsck')");
+}
+
 // Streams an entry: merged -> parallel decode; unmerged -> stream the parts
 // while merging (or wait for a merge already running in this process).
 // deliver (optional) is called once every byte went out and matched the
@@ -179,6 +236,13 @@ RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink
     touch(*d.catalog, e0.id);
     if (e0.state == EntryState::Merged) {
         d.restoreMerged(e0, fd, fd >= 0 ? nullptr : sink, 0, job, outName);
+        return r;
+    }
+    if (d.catalog->readOnly()) {
+        uint64_t filePos = 0;
+        const Sink fileSink = fd >= 0 ? sequentialFileSink(fd, filePos) : Sink();
+        streamUnmergedReadOnly(d, e0, fd >= 0 ? fileSink : *sink, job);
+        r.mergeSkipped = true;
         return r;
     }
     std::shared_ptr<InFlightMerge> flight;
@@ -218,22 +282,8 @@ RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink
         flight->done.notify_all();
     };
     uint64_t streamed = 0;
-    // Sequential output: parts arrive in order.
     uint64_t filePos = 0;
-    Sink fileSink = [&](const void* data, size_t size) {
-        const char* p = static_cast<const char*>(data);
-        while (size > 0) {
-            const ssize_t k = ::pwrite(fd, p, size, off_t(filePos));
-            if (k < 0) {
-                if (errno == EINTR)
-                    continue;
-                failErrno("restore output", "write failed");
-            }
-            p += k;
-            size -= size_t(k);
-            filePos += uint64_t(k);
-        }
-    };
+    const Sink fileSink = sequentialFileSink(fd, filePos);
     const Sink* out = fd >= 0 ? &fileSink : sink;
     bool delivered = false;
     const std::function<void()> onStreamed = [&] {

@@ -142,6 +142,7 @@ struct RestoreResult {
     uint64_t bytes = 0;
     bool mergedNow = false;      // this restore merged the entry while streaming it
     bool waitedForMerge = false; // another restore in this process was merging it
+    bool mergeSkipped = false;   // unmerged in a store this process may not write: streamed from the parts, left unmerged
 };
 
 struct MergeResult {

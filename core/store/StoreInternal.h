@@ -63,9 +63,11 @@ struct Store::Impl {
     MergeResult mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes,
                            const std::function<void()>* streamed);
     // Sends the parts of e to sink in order, each checked against the size and
-    // CRC-32C of its commit (every part must have one); throws naming the part.
-    // With abandon (set by a merge that failed beside it), stops with
-    // Cancelled once it is set and leaves progress to the merge.
+    // CRC-32C of its commit; throws naming the part. A part committed before
+    // the CRCs (none recorded) is checked for size only: the caller then
+    // checks the entry's SHA-256 over what it received. With abandon (set by
+    // a merge that failed beside it), stops with Cancelled once it is set
+    // and leaves progress to the merge.
     void streamParts(const EntryRow& e, const std::vector<PartInfo>& parts, const Sink& sink, uint64_t* sent,
                      Job& job, const std::atomic<bool>* abandon = nullptr) const;
     // Truncates the pack back over objects a failed merge appended (Pack::dropOwnTail).

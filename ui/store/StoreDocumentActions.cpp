@@ -189,7 +189,8 @@ void StoreDocument::restoreSelectedTo(const QString& outPath)
               [store = workStore_, id = ids.front(), out = outPath.toStdString()](cs::Job& job) {
                   const auto r = store->restoreEntryToFile(id, out, job);
                   job.finish(std::to_string(r.bytes) + " bytes restored to " + out + ", SHA-256 verified"
-                             + (r.mergedNow ? "; the entry was merged on the way" : ""));
+                             + (r.mergedNow ? "; the entry was merged on the way" : "")
+                             + (r.mergeSkipped ? "; the store is read-only, so the entry stays unmerged" : ""));
                   return std::any(r.bytes);
               });
 }
