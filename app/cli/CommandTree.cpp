@@ -173,7 +173,7 @@ void configureTopLevel(CLI::App& app)
     shownRequiredSet().clear(); // one tree at a time: a new tree's options replace the old ones
     app.name("cachescope-cli");
     app.description("Inspect zstd files and snapshots, run a build-cache store, GC and benchmarks, headless.\n"
-                    "Exit codes: 0 success, 1 the operation failed, 2 bad usage.");
+                    "Exit codes: 0 success, 1 the operation failed, 2 bad usage, 130 (143) cancelled by Ctrl-C (SIGTERM).");
     app.formatter(std::make_shared<UsageFormatter>());
     app.get_formatter()->column_width(32);
     app.set_help_flag("-h,--help", "Print this help and exit");

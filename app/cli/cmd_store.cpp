@@ -96,13 +96,14 @@ int runPut(const PutArgs& a)
 {
     auto store = Store::open(a.dir);
     cs::Job job("store put");
-    SignalCancel sc(job);
+    SignalCancel sc(job, "nothing was stored");
     TerminalProgress progress(job, regularFileSize(a.file), a.quiet);
     job.start();
     EntryRow e = store->putFile(a.key, a.file, job, a.version, a.scope, a.partSize.value_or(1 << 20), a.parallel,
                                 a.maxSize);
     MergeResult m;
     if (!a.noMerge) {
+        sc.setOutcome("the entry was stored unmerged (its parts); 'store merge' merges it");
         m = store->merge(e.id, job);
         e = store->entry(e.id).value_or(e);
     }

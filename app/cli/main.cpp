@@ -1,6 +1,8 @@
 // cachescope-cli: builds the command tree (CommandTree.h), parses, runs the
-// chosen command. Exit codes: 0 success, 1 the operation failed, 2 bad usage.
+// chosen command. Exit codes: 0 success, 1 the operation failed, 2 bad usage,
+// 128 + N cancelled by signal N (130 Ctrl-C, 143 SIGTERM; SignalCancel.h).
 #include "CommandTree.h"
+#include "SignalCancel.h"
 
 #include "core/util/Error.h"
 
@@ -70,6 +72,13 @@ int main(int argc, char** argv)
     } catch (const cli::UsageError& e) {
         cli::printError(std::string(e.what()) + " (see '" + chosenPath(app) + " --help')");
         return cli::Usage;
+    } catch (const cs::Cancelled& e) {
+        if (const int sig = cli::cancellingSignal()) {
+            cli::printError(cli::interruptionSentence());
+            return 128 + sig;
+        }
+        cli::printError(e.what());
+        return cli::Failure;
     } catch (const std::exception& e) {
         cli::printError(e.what());
         return cli::Failure;

@@ -209,10 +209,24 @@ bool isStdinName(const std::string& path)
     return path == "-" || path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0";
 }
 
+// A FIFO's open waits for a writer, and the kernel restarts that wait after
+// a Ctrl-C (the CLI's handler is installed with SA_RESTART), so it could
+// never be cancelled. Opened with O_NONBLOCK the open returns at once; the
+// flag is cleared again and the wait moves to readStream's poll, which sees
+// a cancel every 200 ms (Linux reports neither POLLIN nor POLLHUP on a FIFO
+// until a writer has come).
 File openInput(const std::string& path)
 {
-    if (!isStdinName(path))
-        return File::openRead(path);
+    if (!isStdinName(path)) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            failErrno(path, "cannot open for reading");
+        File in = File::adopt(fd, path);
+        const int flags = ::fcntl(fd, F_GETFL);
+        if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+            failErrno(path, "cannot switch to blocking reads");
+        return in;
+    }
     const int fd = ::fcntl(0, F_DUPFD_CLOEXEC, 0);
     if (fd < 0)
         failErrno("standard input", "is not open");

@@ -4,6 +4,7 @@
 #include <QByteArray>
 #include <QStringList>
 
+#include <csignal>
 #include <poll.h>
 #include <pty.h>
 #include <string>
@@ -48,5 +49,86 @@ inline std::pair<int, QByteArray> cliOnPty(const QStringList& args)
     ::close(master);
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+
+// cachescope-cli on a pseudo-terminal while the test types at it:
+// send("\x03") is Ctrl-C, which the terminal's line discipline turns into
+// SIGINT for its foreground process group (the CLI), as for a user.
+class PtyProcess {
+public:
+    explicit PtyProcess(const QStringList& args)
+    {
+        std::vector<std::string> storage{CACHESCOPE_CLI};
+        for (const auto& a : args)
+            storage.push_back(a.toStdString());
+        std::vector<char*> argv;
+        for (auto& s : storage)
+            argv.push_back(s.data());
+        argv.push_back(nullptr);
+        pid_ = ::forkpty(&master_, nullptr, nullptr, nullptr);
+        if (pid_ == 0) {
+            ::setenv("TERM", "xterm", 1);
+            ::execv(argv[0], argv.data());
+            ::_exit(127);
+        }
+    }
+    ~PtyProcess()
+    {
+        if (pid_ > 0 && !exited_) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+        if (master_ >= 0)
+            ::close(master_);
+    }
+    PtyProcess(const PtyProcess&) = delete;
+    PtyProcess& operator=(const PtyProcess&) = delete;
+
+    pid_t pid() const { return pid_; }
+    bool send(const QByteArray& bytes) { return ::write(master_, bytes.constData(), size_t(bytes.size())) == bytes.size(); }
+
+    // Reads the terminal until the CLI exits or ms pass; false on timeout
+    // (the destructor then kills it).
+    bool waitForExit(int ms)
+    {
+        for (int waited = 0; !exited_; waited += 50) {
+            drain(50);
+            int status = 0;
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+                exited_ = true;
+                exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+                drain(0);
+            } else if (waited >= ms) {
+                return false;
+            }
+        }
+        return true;
+    }
+    int exitCode() const { return exitCode_; }   // -1 when a signal ended it
+    const QByteArray& output() const { return out_; }   // stdout and stderr together
+
+private:
+    void drain(int timeoutMs)
+    {
+        char buf[4096];
+        pollfd pfd{master_, POLLIN, 0};
+        while (::poll(&pfd, 1, timeoutMs) > 0) {
+            const ssize_t n = ::read(master_, buf, sizeof buf);
+            if (n <= 0) {
+                // EIO once the child closed the terminal: wait out the poll time.
+                if (timeoutMs > 0)
+                    ::usleep(useconds_t(timeoutMs) * 1000);
+                return;
+            }
+            out_.append(buf, n);
+            timeoutMs = 0;
+        }
+    }
+
+    int master_ = -1;
+    pid_t pid_ = -1;
+    bool exited_ = false;
+    int exitCode_ = -1;
+    QByteArray out_;
+};
 
 } // namespace testsupport

@@ -8,6 +8,7 @@
 // byte for byte: `store get ... -` to standard output, SHA-256 compared with
 // QCryptographicHash of the bytes sent.
 #include "common/ChildRss.h"
+#include "common/Pty.h"
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
 
@@ -106,6 +107,18 @@ private:
     std::atomic<qsizetype> written_{0};
     std::thread thread_;
 };
+
+// Whether process pid has a handler for sig (SigCgt in /proc/PID/status).
+bool catchesSignal(pid_t pid, int sig)
+{
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return false;
+    for (const QByteArray& line : status.readAll().split('\n'))
+        if (line.startsWith("SigCgt:"))
+            return (line.mid(7).trimmed().toULongLong(nullptr, 16) >> (sig - 1)) & 1;
+    return false;
+}
 
 struct Fixture {
     QTemporaryDir tmp;
@@ -294,7 +307,49 @@ private slots:
         ::kill(pid_t(p.processId()), SIGINT);
         QVERIFY2(p.waitForFinished(10000), "put did not stop on SIGINT while its input was silent");
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-        QCOMPARE(p.exitCode(), 1);
+        QCOMPARE(p.exitCode(), 128 + SIGINT);
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(err.contains("store put: interrupted by SIGINT (Ctrl-C) and cancelled; nothing was stored"), err.constData());
+        QCOMPARE(f.entries(), 0);
+        QCOMPARE(f.partFolders(), 0);
+    }
+
+    // Ctrl-C on the terminal while `store put S K FIFO` waits for the FIFO's
+    // first writer. Before: the open of the FIFO blocked, and the kernel
+    // restarted it after the signal (the handler has SA_RESTART): it waited
+    // forever. Now it stops within 0.2 s: exit 130, one sentence, nothing
+    // stored. SIGTERM the same way, exit 143.
+    void ctrlCWhileTheFifoHasNoWriterStoresNothing_data()
+    {
+        QTest::addColumn<bool>("terminal");
+        QTest::newRow("Ctrl-C on the terminal") << true;
+        QTest::newRow("SIGTERM") << false;
+    }
+    void ctrlCWhileTheFifoHasNoWriterStoresNothing()
+    {
+        QFETCH(bool, terminal);
+        Fixture f;
+        const QString fifo = f.tmp.filePath("fifo");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        testsupport::PtyProcess put({"store", "put", f.dir, "k", fifo});
+        QVERIFY(put.pid() > 0);
+        // Its handler is installed right before it opens the input: wait for
+        // that (SigCgt in /proc), then give it time to reach the open.
+        QElapsedTimer t;
+        t.start();
+        while (!catchesSignal(put.pid(), SIGINT) && t.elapsed() < 30000)
+            QTest::qWait(10);
+        QVERIFY2(catchesSignal(put.pid(), SIGINT), "the CLI never installed its SIGINT handler");
+        QTest::qWait(300);
+        if (terminal)
+            QVERIFY(put.send("\x03"));
+        else
+            QVERIFY(::kill(put.pid(), SIGTERM) == 0);
+        QVERIFY2(put.waitForExit(10000), "put did not stop while it waited for the FIFO's writer");
+        QCOMPARE(put.exitCode(), 128 + (terminal ? SIGINT : SIGTERM));
+        const QByteArray sentence = QByteArray("store put: interrupted by ") + (terminal ? "SIGINT (Ctrl-C)" : "SIGTERM")
+                                    + " and cancelled; nothing was stored";
+        QVERIFY2(put.output().count(sentence) == 1, put.output().constData());
         QCOMPARE(f.entries(), 0);
         QCOMPARE(f.partFolders(), 0);
     }
