@@ -1,7 +1,7 @@
 // Memory bound of `cachescope-cli frames --json`: the document is streamed
 // from the scan, so a file of many tiny frames costs what a file of one does
 // (it used to hold every frame and its JSON: 6 KB per frame, 12 GB for 2 M
-// frames). The child's peak RSS is measured with wait4().
+// frames). The child's own peak RSS is measured (common/ChildRss.h).
 #include "common/ChildRss.h"
 #include "common/TestSupport.h"
 

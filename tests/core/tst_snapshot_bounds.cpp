@@ -2,8 +2,8 @@
 // within a budget (default 256 MiB) whatever the frames declare and however
 // many threads are asked for. It used to hold threads x declared size: 1.98 GB
 // for 32 frames declaring 60 MiB each at --threads 32. Frames are written by
-// stock zstd; every output is checked with SHA-256; the child's peak RSS is
-// measured with wait4().
+// stock zstd; every output is checked with SHA-256; the child's own peak RSS
+// is measured (common/ChildRss.h).
 #include "common/ChildRss.h"
 #include "common/TestSupport.h"
 

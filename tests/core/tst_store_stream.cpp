@@ -238,8 +238,7 @@ private slots:
 
     // Memory holds one part, whatever the stream's size: the child's peak
     // RSS for 64 MiB through a FIFO is within 16 MiB of its peak for 4 MiB
-    // (the parts are 2 MiB; without streaming it would grow by 60 MiB). The
-    // data comes from files, so the forked child does not start with it.
+    // (the parts are 2 MiB; without streaming it would grow by 60 MiB).
     void memoryDoesNotGrowWithTheStream()
     {
         Fixture f;
@@ -251,9 +250,8 @@ private slots:
         for (int i = 0; i < 2; ++i) {
             const QString source = f.tmp.filePath(QString("source%1").arg(i));
             {
-                // Written 1 MiB at a time: this process never holds the whole
-                // input (a forked child starts with its parent's resident
-                // pages; under ASan even freed ones stay, in its quarantine).
+                // Written 1 MiB at a time, so this process stays small
+                // (the child's peak is its own either way: ChildRss.h).
                 QFile out(source);
                 QVERIFY(out.open(QIODevice::WriteOnly));
                 QCryptographicHash hash(QCryptographicHash::Sha256);
