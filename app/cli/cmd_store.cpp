@@ -242,7 +242,7 @@ int runGet(const GetArgs& a)
 }
 
 TreeRegistration regGet("store", "get", [](CLI::App& parent) {
-    auto* c = parent.add_subcommand("get", "Restore KEY (or a fallback) to OUT, checking its SHA-256");
+    auto* c = parent.add_subcommand("get", "Restore KEY (or a fallback) to OUT, checking every frame's checksum, or each part's CRC-32C before the first merge");
     c->footer("Exact key, then the newest entry with KEY as prefix, then each restore key (exact, then prefix), within "
               "version and scope. OUT is replaced atomically; a device, FIFO or - is written in place. An unmerged entry is "
               "merged while it streams. Exit 1 when nothing matches.");
