@@ -15,41 +15,6 @@
 
 namespace testsupport {
 
-// Exit code (-1 when killed or not exited) and everything written to the
-// terminal (stdout and stderr together).
-inline std::pair<int, QByteArray> cliOnPty(const QStringList& args)
-{
-    std::vector<std::string> storage{CACHESCOPE_CLI};
-    for (const auto& a : args)
-        storage.push_back(a.toStdString());
-    std::vector<char*> argv;
-    for (auto& s : storage)
-        argv.push_back(s.data());
-    argv.push_back(nullptr);
-    int master = -1;
-    const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
-    if (pid == 0) {
-        ::setenv("TERM", "xterm", 1);
-        ::execv(argv[0], argv.data());
-        ::_exit(127);
-    }
-    QByteArray out;
-    char buf[4096];
-    while (true) {
-        pollfd pfd{master, POLLIN, 0};
-        if (::poll(&pfd, 1, 60000) <= 0)
-            break;
-        const ssize_t n = ::read(master, buf, sizeof buf);
-        if (n <= 0)
-            break; // EIO once the child closed the terminal
-        out.append(buf, n);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    ::close(master);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 // cachescope-cli on a pseudo-terminal while the test types at it:
 // send("\x03") is Ctrl-C, which the terminal's line discipline turns into
 // SIGINT for its foreground process group (the CLI), as for a user.
@@ -130,5 +95,15 @@ private:
     int exitCode_ = -1;
     QByteArray out_;
 };
+
+// Exit code (-1 when killed, or not done within two minutes) and everything
+// written to the terminal (stdout and stderr together).
+inline std::pair<int, QByteArray> cliOnPty(const QStringList& args)
+{
+    PtyProcess p(args);
+    if (!p.waitForExit(120000))
+        return {-1, p.output()};
+    return {p.exitCode(), p.output()};
+}
 
 } // namespace testsupport
