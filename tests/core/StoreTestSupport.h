@@ -8,6 +8,9 @@
 
 #include <QByteArray>
 #include <QCryptographicHash>
+#include <QDir>
+#include <QFileInfo>
+#include <QString>
 
 #include <sqlite3.h>
 
@@ -97,6 +100,16 @@ inline QByteArray restore(cs::store::Store& store, int64_t id, cs::store::Restor
 
 // Runs one SQL statement on the store's catalog through its own connection
 // (as another process would).
+// Bytes of every file in a store's pack folder: a failed merge must leave
+// it as it was.
+inline qint64 packBytes(const QString& storeDir)
+{
+    qint64 n = 0;
+    for (const QFileInfo& f : QDir(storeDir + QStringLiteral("/pack")).entryInfoList(QDir::Files))
+        n += f.size();
+    return n;
+}
+
 inline bool sql(const std::string& catalogPath, const std::string& statement)
 {
     sqlite3* db = nullptr;

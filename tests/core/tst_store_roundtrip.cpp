@@ -111,12 +111,7 @@ private slots:
         const EntryRow e = storetest::upload(*store, "k", data, 1 << 20, 2);
         const QString part = tmp.filePath("s/parts/" + QString::number(e.id) + "/4");
         const QString out = tmp.filePath("out");
-        const auto packBytes = [&] {
-            qint64 n = 0;
-            for (const QFileInfo& f : QDir(tmp.filePath("s/pack")).entryInfoList(QDir::Files))
-                n += f.size();
-            return n;
-        };
+        const auto packBytes = [&] { return storetest::packBytes(tmp.filePath("s")); };
         const qint64 packBefore = packBytes();
         QByteArray flipped = data.mid(4 << 20);
         flipped[7] = char(flipped[7] ^ 1);
@@ -260,12 +255,7 @@ private slots:
         const QByteArray data = testsupport::textBytes(12 << 20, 22);
         auto store = Store::init(tmp.filePath("s").toStdString());
         const EntryRow e = storetest::upload(*store, "k", data, 1 << 20, 2);
-        const auto packBytes = [&] {
-            qint64 n = 0;
-            for (const QFileInfo& f : QDir(tmp.filePath("s/pack")).entryInfoList(QDir::Files))
-                n += f.size();
-            return n;
-        };
+        const auto packBytes = [&] { return storetest::packBytes(tmp.filePath("s")); };
         const qint64 packBefore = packBytes();
         // Early (the merge barely started) and late (the merge has read
         // everything and waits for the reader before it commits).
