@@ -68,14 +68,16 @@ std::string selfPath;
 bool fifoPriority = false;
 
 // Build-cache-like bytes, written 1 MiB at a time (the parent stays small):
-// "text" = words with 1 in 64 random 4 KiB stretches (zstd -3 ratio ~3.5);
-// "half" = alternating 1 MiB of that text and 1 MiB of random bytes.
-// Note: "text" picks a 4 KiB random stretch for 1 in 64 WORDS, so ~90 % of
-// its bytes are random (zstd -3 ratio ~1.09, not ~3.5); "words" picks 1 in
-// 64 4-KiB STRETCHES, i.e. 1/64 of the bytes random (zstd -3 ratio ~5.3): the
-// compressible build-cache data the warm restore target is about (the
-// ratio comes out ~5.3: the words repeat more than real text).
+// "text" = words, with a random 4 KiB stretch for 1 in 64 WORDS, so ~90 % of
+//          its bytes are random (zstd -3 ratio ~1.09): nearly incompressible;
+// "words" = a random 4 KiB stretch for 1 in 64 4-KiB STRETCHES, so 1/64 of the
+//          bytes are random (zstd -3 ratio ~5.3; the words repeat more than
+//          real text): the compressible build-cache data of the targets;
+// "half" = alternating 1 MiB of "text" (or "words") and 1 MiB of random bytes.
 bool wordsData = false;
+
+// The dataset's name as the tables print it.
+const char* dataName(bool half) { return half ? "half random" : wordsData ? "words" : "text"; }
 class DataGen {
 public:
     DataGen(uint64_t seed, bool half) : rng_(seed), half_(half) {}
@@ -318,7 +320,7 @@ void single(const std::string& base, size_t mib, int reps, bool half)
             runOurs();
         }
     }
-    std::printf("\nsingle entry, %zu x 1 MiB parts (%s), load average %s\n", mib, half ? "half random" : "text",
+    std::printf("\nsingle entry, %zu x 1 MiB parts (%s), load average %s\n", mib, dataName(half),
                 loadavg().c_str());
     s.print(double(mib * kPart) / 1e6, "zstd -3 -T2 FILE");
     fs::remove(raw);
@@ -355,7 +357,7 @@ void put(const std::string& base, size_t mib, int reps, bool half)
             fns[size_t((i + rep) % 3)]();
     }
     fs::remove_all(storeDir);
-    std::printf("\nput and merge of one %zu MiB file (%s), load average %s\n", mib, half ? "half random" : "text",
+    std::printf("\nput and merge of one %zu MiB file (%s), load average %s\n", mib, dataName(half),
                 loadavg().c_str());
     s.print(double(mib * kPart) / 1e6, "zstd -3 -T2 FILE");
     fs::remove(raw);
@@ -394,7 +396,7 @@ void warm(const std::string& base, size_t mib, int reps, bool half)
     fs::remove_all(storeDir);
     fs::remove(zst);
     std::printf("\nwarm restore of one %zu MiB entry (%s, zstd -3 ratio %.2f) into a new file, load average %s\n", mib,
-                half ? "half random" : wordsData ? "words" : "text", zstdRatio, loadavg().c_str());
+                dataName(half), zstdRatio, loadavg().c_str());
     s.print(double(mib * kPart) / 1e6, "zstd -d FILE.zst -o OUT");
 }
 
@@ -491,7 +493,7 @@ void concurrent(const std::string& base, int n, int reps, bool half)
     for (const auto& r : raws)
         fs::remove(r);
     std::printf("\nN = %d concurrent entries of %zu x 1 MiB parts (%s), load average %s; RSS bound 64 + 8 N = %d MiB\n",
-                n, parts, half ? "half random" : "text", loadavg().c_str(), 64 + 8 * n);
+                n, parts, dataName(half), loadavg().c_str(), 64 + 8 * n);
     s.print(double(size_t(n) * parts * kPart) / 1e6, "zstd -3 -T2 of the N files");
 }
 
