@@ -4,6 +4,7 @@
 // from the calling thread; the first restore of an unmerged entry streams its
 // parts and merges them in the same pass (from a read-only store: streams
 // them and leaves the merge to a writer).
+#include "core/store/ChunkBuffers.h"
 #include "core/store/StoreInternal.h"
 #include "core/store/TaskPool.h"
 
@@ -45,7 +46,11 @@ void touch(Catalog& catalog, int64_t id)
 struct DecodeWindow {
     std::mutex mutex;
     std::condition_variable cv;
-    std::vector<std::string> buffers;
+    // Per slot, the entry's largest chunk, allocated at the slot's first use
+    // and not initialised: a std::string resized up zero-filled what the
+    // decoder overwrites next (on average a third of each chunk). Pages are
+    // touched only as chunks fill them.
+    std::vector<ChunkBuffer> buffers;
     std::vector<char> done;      // per slot: the chunk in it is decoded (and written, for a file)
     std::exception_ptr error;
     TaskGroup group;
@@ -78,9 +83,11 @@ void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uin
     const std::vector<pack::ChildRef> chunks = chunkList(e.rootOffset);
     std::vector<uint64_t> positions(chunks.size());
     uint64_t total = 0;
+    size_t largest = 1;
     for (size_t i = 0; i < chunks.size(); ++i) {
         positions[i] = total;
         total += chunks[i].logicalSize;
+        largest = std::max<size_t>(largest, chunks[i].logicalSize);
     }
     if (total != e.size)
         failAt(pack->dir(), e.rootOffset, "the root of entry '" + e.key + "' holds " + std::to_string(total)
@@ -126,22 +133,24 @@ void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uin
         const size_t slot = i % window;
         w.done[slot] = 0;
         w.group.add(1);
-        TaskPool::shared().submit([this, &w, &writes, &markDone, &chunks, &positions, i, slot, fd, verify] {
+        TaskPool::shared().submit([this, &w, &writes, &markDone, &chunks, &positions, i, slot, fd, verify, largest] {
             bool offered = false;
             try {
-                std::string& buf = w.buffers[slot];
-                buf.resize(chunks[i].logicalSize);
+                ChunkBuffer& buf = w.buffers[slot];
+                if (!buf.data())
+                    buf = ChunkBuffer(largest);
+                buf.size = chunks[i].logicalSize;
                 pack::ObjectHeader h;
-                const uint32_t n = pack->readChunkInto(chunks[i].offset, buf.data(), buf.size(), &h);
+                const uint32_t n = pack->readChunkInto(chunks[i].offset, buf.data(), buf.size, &h);
                 if (n != chunks[i].logicalSize)
                     failAt(pack->dir(), chunks[i].offset, "chunk holds " + std::to_string(n) + " bytes, its node says "
                                                               + std::to_string(chunks[i].logicalSize));
-                if (verify && Sha256::of(buf.data(), buf.size()) != h.sha256)
+                if (verify && Sha256::of(buf.data(), buf.size) != h.sha256)
                     failAt(pack->dir(), chunks[i].offset, "chunk does not match its SHA-256 (run 'cachescope-cli store fsck')");
-                if (fd >= 0 && !buf.empty()) {
+                if (fd >= 0 && buf.size > 0) {
                     // Marks the slot done once written (by this thread or the one writing).
                     offered = true;
-                    writes.offer(slot, buf.data(), buf.size(), positions[i]);
+                    writes.offer(slot, buf.data(), buf.size, positions[i]);
                 }
             } catch (...) {
                 std::lock_guard g(w.mutex);
@@ -166,12 +175,12 @@ void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uin
                 if (w.error)
                     std::rethrow_exception(w.error);
             }
-            const std::string& buf = w.buffers[slot];
-            if (sink && emitted + buf.size() > skip) {
+            const ChunkBuffer& buf = w.buffers[slot];
+            if (sink && emitted + buf.size > skip) {
                 const uint64_t from = skip > emitted ? skip - emitted : 0;
-                (*sink)(buf.data() + from, buf.size() - from);
+                (*sink)(buf.data() + from, buf.size - from);
             }
-            emitted += buf.size();
+            emitted += buf.size;
             job.checkCancel();
             job.setStepProgress(emitted, std::max<uint64_t>(total, 1));
         }
