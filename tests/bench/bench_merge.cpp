@@ -28,7 +28,7 @@
 // kernel's RT throttling leaves others 5 % meanwhile. Root only.
 // The default --dir is per process, so two runs at once do not share it.
 //
-//   bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half|words]
+//   bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half|words|words-half]
 //               [--only single,concurrent,put,warm] [--priority normal|fifo]
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
@@ -73,11 +73,14 @@ bool fifoPriority = false;
 // "words" = a random 4 KiB stretch for 1 in 64 4-KiB STRETCHES, so 1/64 of the
 //          bytes are random (zstd -3 ratio ~5.3; the words repeat more than
 //          real text): the compressible build-cache data of the targets;
-// "half" = alternating 1 MiB of "text" (or "words") and 1 MiB of random bytes.
+// "half" = alternating 1 MiB of "text" and 1 MiB of random bytes (so ~95 %
+//          random, zstd -3 ratio ~1.04);
+// "words-half" = alternating 1 MiB of "words" and 1 MiB of random bytes: half
+//          compressible, half random (zstd -3 ratio ~1.9).
 bool wordsData = false;
 
 // The dataset's name as the tables print it.
-const char* dataName(bool half) { return half ? "half random" : wordsData ? "words" : "text"; }
+const char* dataName(bool half) { return half ? (wordsData ? "words-half" : "half random") : wordsData ? "words" : "text"; }
 class DataGen {
 public:
     DataGen(uint64_t seed, bool half) : rng_(seed), half_(half) {}
@@ -87,7 +90,7 @@ public:
                                       "std::vector", "node_modules", "package", "import", "export", "function", "class", "if"};
         out.clear();
         const bool random = half_ && (block_++ % 2 == 1);
-        while (wordsData && out.size() < kPart) {
+        while (wordsData && !random && out.size() < kPart) {
             const bool stretch = rng_() % 64 == 0;
             for (const size_t end = std::min(out.size() + 4096, kPart); out.size() < end;) {
                 if (stretch) {
@@ -516,13 +519,13 @@ int main(int argc, char** argv)
         else if (a == "--n") n = std::max(1, std::atoi(v.c_str()));
         else if (a == "--reps") reps = std::max(1, std::atoi(v.c_str()));
         else if (a == "--data") {
-            half = v == "half";
-            wordsData = v == "words";
+            half = v == "half" || v == "words-half";
+            wordsData = v == "words" || v == "words-half";
         }
         else if (a == "--only") only = v;
         else if (a == "--priority" && (v == "fifo" || v == "normal")) fifoPriority = v == "fifo";
         else {
-            std::fprintf(stderr, "usage: bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half|words] "
+            std::fprintf(stderr, "usage: bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half|words|words-half] "
                                  "[--only single,concurrent,put,warm] [--priority normal|fifo]\n");
             return 2;
         }
