@@ -33,6 +33,7 @@
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/util/Error.h"
+#include "FifoPriority.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -144,14 +145,8 @@ Run spawnAndWait(const std::vector<std::string>& argv, const std::string& outPat
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     if (fifoPriority) {
-        sched_param child{};
-        child.sched_priority = 10;
-        posix_spawnattr_setschedpolicy(&attr, SCHED_FIFO);
-        posix_spawnattr_setschedparam(&attr, &child);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSCHEDULER);
-        sched_param self{};
-        self.sched_priority = 20;
-        if (::sched_setscheduler(0, SCHED_FIFO, &self) != 0)
+        bench::spawnUnderFifo(attr);
+        if (!bench::parentUnderFifo())
             throw cs::Error("--priority fifo: cannot use SCHED_FIFO (needs root)");
     }
     struct NormalAgain {

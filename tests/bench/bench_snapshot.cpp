@@ -15,12 +15,12 @@
 // figures measure the tools, not the writeback of a disk shared with other
 // work), else /tmp/cachescope-bench; --dir picks another folder.
 //
-// --priority fifo runs every measured command under SCHED_FIFO (as
-// bench_merge does): on the shared 2-core machine the other engineers'
-// builds then wait, an approximation of the idle machine the targets speak of.
+// --priority fifo runs every measured command under SCHED_FIFO, as
+// bench_merge does (FifoPriority.h).
 //
 // usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB] [--only write,decode,memory] [--priority normal|fifo]
-#include <sched.h>
+#include "FifoPriority.h"
+
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -61,13 +61,8 @@ RunStats runChild(const std::vector<std::string>& argv)
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    if (fifoPriority) {
-        sched_param child{};
-        child.sched_priority = 10;
-        posix_spawnattr_setschedpolicy(&attr, SCHED_FIFO);
-        posix_spawnattr_setschedparam(&attr, &child);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSCHEDULER);
-    }
+    if (fifoPriority)
+        bench::spawnUnderFifo(attr);
     const auto t0 = std::chrono::steady_clock::now();
     pid_t pid = 0;
     if (posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ) != 0) {
@@ -216,9 +211,7 @@ int main(int argc, char** argv)
     }
     if (fifoPriority) {
         // Above the children, so that this process's wait4 returns at once.
-        sched_param self{};
-        self.sched_priority = 20;
-        if (::sched_setscheduler(0, SCHED_FIFO, &self) != 0) {
+        if (!bench::parentUnderFifo()) {
             std::fprintf(stderr, "--priority fifo: cannot use SCHED_FIFO (needs root or CAP_SYS_NICE)\n");
             return 2;
         }
