@@ -132,27 +132,15 @@ public:
 
     std::vector<LocationRow> locationsWithoutEntry() override
     {
-        auto db = open(false);
-        Transaction read(*db, Transaction::Deferred);
-        auto s = db->prepare("SELECT l.id, l.folderName, l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, "
+        return readLocations("SELECT l.id, l.folderName, l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, "
                              "l.lastDownloadedAt FROM storage_locations l WHERE NOT EXISTS "
                              "(SELECT 1 FROM cache_entries e WHERE e.locationId = l.id) ORDER BY l.id");
-        std::vector<LocationRow> out;
-        while (s.step())
-            out.push_back(locationAt(s, 0));
-        return out;
     }
 
     std::vector<LocationRow> locations() override
     {
-        auto db = open(false);
-        Transaction read(*db, Transaction::Deferred);
-        auto s = db->prepare("SELECT id, folderName, partCount, mergeStartedAt, mergedAt, partsDeletedAt, "
+        return readLocations("SELECT id, folderName, partCount, mergeStartedAt, mergedAt, partsDeletedAt, "
                              "lastDownloadedAt FROM storage_locations ORDER BY id");
-        std::vector<LocationRow> out;
-        while (s.step())
-            out.push_back(locationAt(s, 0));
-        return out;
     }
 
     std::vector<UploadRow> uploads() override
@@ -243,6 +231,18 @@ private:
         if (!s.isNull(7))
             e.location = locationAt(s, 7);
         return e;
+    }
+
+    // Every row of a query whose columns are a location's (locationAt).
+    std::vector<LocationRow> readLocations(const char* sql) const
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        auto s = db->prepare(sql);
+        std::vector<LocationRow> out;
+        while (s.step())
+            out.push_back(locationAt(s, 0));
+        return out;
     }
 
     static LocationRow locationAt(const Statement& s, int c)

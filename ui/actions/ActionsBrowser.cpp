@@ -5,15 +5,13 @@
 #include "ui/actions/ActionsEntryModel.h"
 #include "ui/actions/ActionsPartsModel.h"
 #include "ui/jobs/JobRunner.h"
+#include "ui/shell/BrowserLayout.h"
 
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenu>
 #include <QSortFilterProxyModel>
-#include <QSplitter>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -26,19 +24,6 @@ namespace ui {
 using PartsPtr = std::shared_ptr<const std::vector<cs::actions::ActionsPart>>;
 
 namespace {
-
-void setUpTable(QTableView* t)
-{
-    t->setSortingEnabled(true);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setAlternatingRowColors(true);
-    t->setWordWrap(false);
-    t->verticalHeader()->hide();
-    t->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
-    t->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    t->horizontalHeader()->setStretchLastSection(true);
-}
 
 // Sorts by key or by updatedAt through the catalog (the model reads the
 // query's first page in that order, and the proxy keeps the source order);
@@ -88,21 +73,16 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
-    auto* top = new QHBoxLayout;
-    filter_->setPlaceholderText(tr("Filter by key (substring, in the whole catalog)…"));
-    filter_->setClearButtonEnabled(true);
-    filter_->setObjectName(QStringLiteral("keyFilter"));
-    top->addWidget(filter_, 1);
-    top->addWidget(count_);
-    layout->addLayout(top);
+    addFilterBar(layout, filter_, count_, filterTimer_, tr("Filter by key (substring, in the whole catalog)…"),
+                 kFilterDelayMs);
 
     model_->setLocation(where_);
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(ActionsEntryModel::SortRole);
     table_->setModel(proxy_);
-    setUpTable(table_);
+    setUpRowTable(table_);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    showContextMenuOf(table_, &contextActions_);
     // The catalog's key order, in which pages arrive (ActionsEntryProxy).
     table_->sortByColumn(-1, Qt::AscendingOrder);
     const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
@@ -126,23 +106,14 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     partsHeader_->setText(tr("Select an entry to see its files."));
     paneLayout->addWidget(partsHeader_);
     partsTable_->setModel(partsModel_);
-    setUpTable(partsTable_);
+    setUpRowTable(partsTable_);
     partsTable_->setSortingEnabled(false);   // index order is the order the server concatenates in
     partsTable_->horizontalHeader()->resizeSection(ActionsPartsModel::Part, 8 * digit);
     partsTable_->horizontalHeader()->resizeSection(ActionsPartsModel::Size, 11 * digit);
     paneLayout->addWidget(partsTable_, 1);
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(table_);
-    splitter->addWidget(pane);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitter->setChildrenCollapsible(false);
-    layout->addWidget(splitter, 1);
+    addTableOverPane(layout, table_, pane);
 
-    filterTimer_->setSingleShot(true);
-    filterTimer_->setInterval(kFilterDelayMs);
-    connect(filter_, &QLineEdit::textChanged, filterTimer_, qOverload<>(&QTimer::start));
     // The filter is the catalog's (SQL over every entry, not the rows loaded).
     connect(filterTimer_, &QTimer::timeout, this, [this] {
         cs::actions::EntryQuery query = model_->query();
@@ -164,14 +135,6 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ActionsBrowser::onCurrentChanged);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ActionsBrowser::selectionChanged);
-    connect(table_, &QTableView::customContextMenuRequested, this, [this](const QPoint& pos) {
-        if (contextActions_.isEmpty())
-            return;
-        QMenu* menu = new QMenu(this);
-        menu->setAttribute(Qt::WA_DeleteOnClose);
-        menu->addActions(contextActions_);
-        menu->popup(table_->viewport()->mapToGlobal(pos));
-    });
     connect(partsRunner_, &JobRunner::finished, this, [this](bool ok, const QString& resultOrError) {
         if (!ok) {
             if (resultOrError != QLatin1String("cancelled")) {

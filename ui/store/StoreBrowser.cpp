@@ -1,17 +1,15 @@
 #include "ui/store/StoreBrowser.h"
+#include "ui/shell/BrowserLayout.h"
 #include "ui/shell/Plural.h"
 
 #include "ui/store/EntryDetailsPane.h"
 #include "ui/store/EntryTableModel.h"
 
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenu>
 #include <QScrollBar>
-#include <QSplitter>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -37,29 +35,13 @@ StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
 
-    auto* top = new QHBoxLayout;
-    filter_->setPlaceholderText(tr("Filter by key (substring)…"));
-    filter_->setClearButtonEnabled(true);
-    filter_->setObjectName(QStringLiteral("keyFilter"));
-    top->addWidget(filter_, 1);
-    top->addWidget(count_);
-    layout->addLayout(top);
+    addFilterBar(layout, filter_, count_, filterTimer_, tr("Filter by key (substring)…"), kFilterDelayMs);
 
     table_->setModel(model_);
-    table_->setSortingEnabled(true);
+    setUpRowTable(table_);
     table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);   // catalog order until a header is clicked
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table_->setAlternatingRowColors(true);
-    table_->setWordWrap(false);
-    table_->verticalHeader()->hide();
-    // Fixed row heights: the view never asks for every row's size, so only
-    // the visible pages are fetched.
-    table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     auto* header = table_->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setStretchLastSection(true);
     const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
     header->resizeSection(EntryTableModel::Key, 42 * digit);
     header->resizeSection(EntryTableModel::Version, 12 * digit);
@@ -68,19 +50,9 @@ StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_
     header->resizeSection(EntryTableModel::State, 11 * digit);
     header->resizeSection(EntryTableModel::Parts, 7 * digit);
     header->resizeSection(EntryTableModel::Created, 21 * digit);
-    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    showContextMenuOf(table_, &contextActions_);
+    addTableOverPane(layout, table_, details_);
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(table_);
-    splitter->addWidget(details_);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitter->setChildrenCollapsible(false);
-    layout->addWidget(splitter, 1);
-
-    filterTimer_->setSingleShot(true);
-    filterTimer_->setInterval(kFilterDelayMs);
-    connect(filter_, &QLineEdit::textChanged, filterTimer_, qOverload<>(&QTimer::start));
     connect(filterTimer_, &QTimer::timeout, this, [this] { model_->setKeyFilter(filter_->text()); });
     connect(model_, &EntryTableModel::modelReset, this, [this] {
         updateCountLabel();
@@ -126,14 +98,6 @@ StoreBrowser::StoreBrowser(std::shared_ptr<cs::store::Store> pages, std::shared_
             [this](const QString& error) { count_->setText(tr("Filter failed: %1").arg(error)); });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &StoreBrowser::onCurrentRowChanged);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &StoreBrowser::selectionChanged);
-    connect(table_, &QTableView::customContextMenuRequested, this, [this](const QPoint& pos) {
-        if (contextActions_.isEmpty())
-            return;
-        QMenu* menu = new QMenu(this);
-        menu->setAttribute(Qt::WA_DeleteOnClose);
-        menu->addActions(contextActions_);
-        menu->popup(table_->viewport()->mapToGlobal(pos));
-    });
     updateCountLabel();
 }
 
