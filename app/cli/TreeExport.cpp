@@ -4,9 +4,9 @@
 // Hidden from --help (empty group).
 #include "CommandTree.h"
 
-#include <fstream>
+#include "core/util/OutputFile.h"
+
 #include <sstream>
-#include <stdexcept>
 
 namespace cli {
 namespace {
@@ -258,11 +258,7 @@ TreeRegistration reg("", "__export", [](CLI::App& parent) {
             printOut(text);
             return Ok;
         }
-        std::ofstream f(*out, std::ios::binary | std::ios::trunc);
-        f << text;
-        f.close();
-        if (!f)
-            throw std::runtime_error(*out + ": cannot write");
+        cs::writeFileAtomic(*out, text);   // OutputFile: replaced atomically, or in place
         return Ok;
     });
     return c;

@@ -19,13 +19,14 @@
 #include "core/bench/SamplesCsv.h"
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
+#include "core/util/OutputFile.h"
 #include "core/util/Units.h"
 
 #include <charconv>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,15 +135,17 @@ int compare(const std::string& store, int64_t a, int64_t b, bool json)
 
 // --- a run --------------------------------------------------------------
 
-void writeSamplesCsv(const std::vector<cs::Sample>& samples, const std::string& path)
+// Through OutputFile like every output a user names: a regular file replaced
+// atomically, a FIFO or device written in place, and a FIFO with no reader
+// waited for while Ctrl-C can still stop the command.
+void writeSamplesCsv(const std::vector<cs::Sample>& samples, const std::string& path, cs::Job& job)
 {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out)
-        throw cs::Error(path + ": cannot write");
-    cs::writeSamplesCsv(out, samples);   // the dialect the GUI reads and writes too
-    out.close();
-    if (!out)
-        throw cs::Error(path + ": cannot write");
+    std::ostringstream text;
+    cs::writeSamplesCsv(text, samples);   // the dialect the GUI reads and writes too
+    const std::string csv = text.str();
+    cs::OutputFile out = cs::OutputFile::open(path, [&job] { job.checkCancel(); });
+    out.writeAll(csv.data(), csv.size());
+    out.commit();
 }
 
 std::string ownDirectory()
@@ -157,7 +160,7 @@ std::string ownDirectory()
 
 // Charts are drawn by the GUI binary next to this one (offscreen), so this
 // tool links no Qt at all: a separate process with QT_QPA_PLATFORM=offscreen.
-void renderPlot(const std::vector<cs::Sample>& samples, const std::string& plotPath)
+void renderPlot(const std::vector<cs::Sample>& samples, const std::string& plotPath, cs::Job& job)
 {
     char tmpl[] = "/tmp/cachescope-plot-XXXXXX";
     if (!::mkdtemp(tmpl))
@@ -172,7 +175,7 @@ void renderPlot(const std::vector<cs::Sample>& samples, const std::string& plotP
             ::rmdir(dir.c_str());
         }
     } cleanup{dir, csv};
-    writeSamplesCsv(samples, csv);
+    writeSamplesCsv(samples, csv, job);
     std::string output = plotPath;
     if (output.empty() || output[0] != '/') {
         char cwd[PATH_MAX];
@@ -267,9 +270,9 @@ int runBench(const RunArgs& a)
     if (hist)
         hist->save(run);
     if (!a.csv.empty())
-        writeSamplesCsv(run.samples, a.csv);
+        writeSamplesCsv(run.samples, a.csv, job);
     if (!a.plot.empty())
-        renderPlot(run.samples, a.plot);
+        renderPlot(run.samples, a.plot, job);
     if (a.json) {
         printJson(cs::runToJson(run, false));
     } else {

@@ -1,5 +1,6 @@
 // cachescope-cli snapshot create SRC OUT [--chunk SIZE] [--threads N] [--level L] [--seek-table] [--json]
 // cachescope-cli snapshot restore SNAP OUT [--threads N] [--memory SIZE] [--json]
+#include "CancelledOutput.h"
 #include "CommandTree.h"
 #include "SignalCancel.h"
 #include "TerminalProgress.h"
@@ -16,17 +17,6 @@
 
 namespace cli {
 namespace {
-
-// Runs an operation that writes out; a cancel becomes the sentence that out
-// was not written (the operation removed its temp file).
-template <typename Fn> void runReported(const std::string& out, Fn&& fn)
-{
-    try {
-        fn();
-    } catch (const cs::Cancelled&) {
-        throw cs::Error("cancelled; " + out + " was not written");
-    }
-}
 
 std::string mbps(uint64_t bytes, double s) { return s > 0 ? fixed(double(bytes) / 1e6 / s, 1) : "-"; }
 
@@ -69,7 +59,7 @@ int runCreate(const CreateArgs& a)
     TerminalProgress progress(job, fileSize(inputPath(a.src)), a.quiet);
     cs::SnapshotWriteResult r;
     job.start(); // the clock of the rate and the time left
-    runReported(a.out, [&] { r = cs::writeSnapshot(inputPath(a.src), a.out, o, job); });
+    CancelledOutput(a.out).run(sc, [&] { r = cs::writeSnapshot(inputPath(a.src), a.out, o, job); });
     cs::keepSummaryOutOfData(a.out);
     progress.clear();
     if (a.json) {
@@ -120,7 +110,7 @@ int runRestore(const RestoreArgs& a)
     TerminalProgress progress(job, fileSize(a.snap), a.quiet);
     cs::SnapshotRestoreResult r;
     job.start();
-    runReported(a.out, [&] { r = cs::restoreSnapshot(a.snap, a.out, o, job); });
+    CancelledOutput(a.out).run(sc, [&] { r = cs::restoreSnapshot(a.snap, a.out, o, job); });
     cs::keepSummaryOutOfData(a.out);
     progress.clear();
     if (a.json) {

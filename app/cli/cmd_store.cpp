@@ -1,6 +1,7 @@
 // cachescope-cli store SUBCOMMAND DIR ...: the native cache store (core/store):
 // init, put, ls, get, merge, evict, fsck, stats (docs/cli.md, section "store").
 // Other files add their store subcommands under "store" (cmd_store_gc.cpp).
+#include "CancelledOutput.h"
 #include "CommandTree.h"
 #include "SignalCancel.h"
 #include "StoreCommon.h"
@@ -222,7 +223,8 @@ int runGet(const GetArgs& a)
     SignalCancel sc(job);
     TerminalProgress progress(job, found->first.size, a.quiet);
     job.start();
-    const RestoreResult r = store->restoreToFile(req, a.out, job);
+    RestoreResult r;
+    CancelledOutput(a.out).run(sc, [&] { r = store->restoreToFile(req, a.out, job); });
     cs::keepSummaryOutOfData(a.out);
     progress.clear();
     if (r.mergeSkipped)

@@ -377,7 +377,7 @@ SnapshotRestoreResult Decoder::run()
     result.seekTable = pass.sawSeekTable();
 
     job_.beginStep("decode", out_);
-    output_ = std::make_unique<OutputFile>(OutputFile::open(out_));
+    output_ = std::make_unique<OutputFile>(OutputFile::open(out_, [this] { job_.checkCancel(); }));
     inOrder_ = !output_->seekable();
     writeHoles_ = output_->kind() != OutputFile::Kind::Replace;
     states_.resize(size_t(options_.threads));

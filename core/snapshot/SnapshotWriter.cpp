@@ -240,7 +240,7 @@ void Writer::worker()
 
 void Writer::writeReady(Ready& r)
 {
-    temp_->file().writeAll(r.buffer->data(), r.size);
+    temp_->writeAll(r.buffer->data(), r.size);
     const size_t frameSize = r.size - r.markerSize;
     // The frame's last 4 bytes are its checksum: the low 32 bits of XXH64 of
     // the content, exactly what the seekable format stores.
@@ -321,7 +321,7 @@ SnapshotWriteResult Writer::run()
     inCapacity_ = size_t(pieceMax);
     const size_t outCapacity = ZSTD_compressBound(size_t(pieceMax)) + 8 + kHoleMarkerPayloadSize;
     pool_ = std::make_unique<BufferPool>(outCapacity, size_t(2 * options_.threads));
-    temp_ = std::make_unique<OutputFile>(OutputFile::open(out_));
+    temp_ = std::make_unique<OutputFile>(OutputFile::open(out_, [this] { job_.checkCancel(); }));
 
     const int threads = options_.threads;
     running_ = threads;
@@ -351,7 +351,7 @@ SnapshotWriteResult Writer::run()
         fail(out_, "internal error: " + std::to_string(ready_.size()) + " pieces were not written");
     if (options_.seekTable) {
         const std::string table = seek_.frame();
-        temp_->file().writeAll(table.data(), table.size());
+        temp_->writeAll(table.data(), table.size());
         outputBytes_ += table.size();
         result_.frames += 1;
         result_.seekTable = true;

@@ -19,7 +19,7 @@ StreamCompressResult compressStreamUnsized(const std::string& src, const std::st
     job.beginStep("compress stream", src);
     File in = File::openRead(src);
     const uint64_t total = in.size();
-    OutputFile temp = OutputFile::open(out);
+    OutputFile temp = OutputFile::open(out, [&job] { job.checkCancel(); });
     std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
     if (!cctx)
         fail(out, "cannot create a compression context (out of memory)");

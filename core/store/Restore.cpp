@@ -341,7 +341,7 @@ RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, 
     // written in place (OutputFile). The output is made final (truncated,
     // synced, renamed into place) as soon as every byte went out and matched
     // the SHA-256: for an unmerged entry, before the merge commits.
-    OutputFile out = OutputFile::open(outPath);
+    OutputFile out = OutputFile::open(outPath, [&job] { job.checkCancel(); });
     bool delivered = false;
     const std::function<void()> deliver = [&] {
         if (out.kind() == OutputFile::Kind::Replace)

@@ -2,6 +2,8 @@
 
 #include "core/util/Error.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,6 +69,35 @@ const char* kindName(mode_t m)
     return "nothing";
 }
 
+constexpr int kWaitSliceMs = 100;
+
+// Opens an existing non-regular file in place for writing. O_NONBLOCK so that
+// the open of a FIFO never blocks: without a reader it fails with ENXIO, and
+// is retried every 100 ms after cancelCheck (which throws to stop) until a
+// reader comes. A blocking open would wait in the kernel, restarted after
+// every signal whose handler has SA_RESTART, so Ctrl-C could not stop it.
+// ENXIO from anything else (a socket, a device with no driver) is the error.
+int openInPlace(const std::string& path, bool throughLink, const std::function<void()>& cancelCheck)
+{
+    const int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (throughLink ? 0 : O_NOFOLLOW);
+    for (;;) {
+        const int fd = ::open(path.c_str(), flags);
+        if (fd >= 0)
+            return fd;
+        const int err = errno;
+        if (err == EINTR)
+            continue;
+        struct stat now {};
+        if (err != ENXIO || ::stat(path.c_str(), &now) != 0 || !S_ISFIFO(now.st_mode)) {
+            errno = err;
+            failErrno(path, "cannot open for writing");
+        }
+        if (cancelCheck)
+            cancelCheck();
+        ::poll(nullptr, 0, kWaitSliceMs);   // a signal ends it early: fine
+    }
+}
+
 } // namespace
 
 void OutputFile::forceNamedTemp(bool on) { namedTempOnly = on; }
@@ -83,6 +114,8 @@ OutputFile& OutputFile::operator=(OutputFile&& o) noexcept
         seekable_ = o.seekable_;
         blockDevice_ = o.blockDevice_;
         committed_ = std::exchange(o.committed_, true);
+        nonBlockingPipe_ = o.nonBlockingPipe_;
+        cancelCheck_ = std::move(o.cancelCheck_);
         file_ = std::move(o.file_);
         path_ = std::move(o.path_);
         folder_ = std::move(o.folder_);
@@ -107,10 +140,11 @@ void OutputFile::discard() noexcept
     }
 }
 
-OutputFile OutputFile::open(const std::string& path)
+OutputFile OutputFile::open(const std::string& path, std::function<void()> cancelCheck)
 {
     OutputFile out;
     out.path_ = path;
+    out.cancelCheck_ = std::move(cancelCheck);
     if (path.empty())
         throw Error("the output path is empty");
     if (isStdoutName(path)) {
@@ -137,17 +171,23 @@ OutputFile OutputFile::open(const std::string& path)
         fail(path, "is a folder; name a file to write");
     if (exists && !S_ISREG(st.st_mode)) {
         // A device, FIFO or socket (directly or through a link): written where
-        // it is. No O_CREAT, no O_TRUNC; a FIFO blocks here until a reader comes.
-        const bool link = S_ISLNK(st.st_mode);
-        const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | (link ? 0 : O_NOFOLLOW));
-        if (fd < 0)
-            failErrno(path, "cannot open for writing");
+        // it is. No O_CREAT, no O_TRUNC; a FIFO waits here until a reader
+        // comes (or cancelCheck throws).
+        const int fd = openInPlace(path, S_ISLNK(st.st_mode), out.cancelCheck_);
         File f = File::adopt(fd, path);
         struct stat now {};
         if (::fstat(fd, &now) != 0)
             failErrno(path, "cannot stat");
         if (S_ISREG(now.st_mode) || S_ISDIR(now.st_mode))
             fail(path, "changed into a regular file while it was being opened; not written");
+        // A FIFO stays non-blocking (writeAll waits for room, cancellably);
+        // a device gets the blocking writes it was made for.
+        out.nonBlockingPipe_ = S_ISFIFO(now.st_mode);
+        if (!out.nonBlockingPipe_) {
+            const int fl = ::fcntl(fd, F_GETFL);
+            if (fl < 0 || ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+                failErrno(path, "cannot switch to blocking writes");
+        }
         out.kind_ = Kind::InPlace;
         out.blockDevice_ = S_ISBLK(now.st_mode);
         out.seekable_ = out.blockDevice_;
@@ -214,6 +254,43 @@ OutputFile OutputFile::openIn(const Folder& folder, const std::string& name, int
     out.seekable_ = true;
     out.file_ = File::adopt(fd, out.path_);
     return out;
+}
+
+void OutputFile::writeAll(const void* data, size_t size)
+{
+    if (!nonBlockingPipe_) {
+        file_.writeAll(data, size);
+        return;
+    }
+    const auto* p = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = ::write(file_.fd(), p, size);
+        if (n >= 0) {
+            p += n;
+            size -= size_t(n);
+        } else if (errno == EAGAIN) {
+            waitForRoom();
+        } else if (errno != EINTR) {
+            failErrno(path_, "write failed");
+        }
+    }
+}
+
+// The pipe is full: its reader is slow or stopped. Wait for room, 100 ms at
+// a time, so that a cancel (Ctrl-C) is seen; a reader that went away shows
+// as POLLERR and the next write fails with EPIPE.
+void OutputFile::waitForRoom()
+{
+    for (;;) {
+        if (cancelCheck_)
+            cancelCheck_();
+        pollfd p{file_.fd(), POLLOUT, 0};
+        const int r = ::poll(&p, 1, kWaitSliceMs);
+        if (r > 0)
+            return;
+        if (r < 0 && errno != EINTR)
+            failErrno(path_, "cannot wait to write");
+    }
 }
 
 void OutputFile::commit()

@@ -8,7 +8,9 @@
 //   a device node, FIFO, socket or other non-regular file
 //                      written IN PLACE: opened without O_CREAT/O_TRUNC, never
 //                      replaced, renamed or unlinked (a block device is seekable,
-//                      a character device or FIFO is not).
+//                      a character device or FIFO is not). A FIFO with no reader
+//                      yet, or whose pipe is full, is waited for while
+//                      cancelCheck runs every 100 ms (see open()).
 //   a regular file, or nothing
 //                      written to an unpredictable temp file in the same folder
 //                      (O_TMPFILE where the file system has it, else a random
@@ -29,6 +31,7 @@
 #include "core/util/File.h"
 #include "core/util/Folder.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -49,8 +52,15 @@ public:
     OutputFile(const OutputFile&) = delete;
     OutputFile& operator=(const OutputFile&) = delete;
 
-    // A path as the user gave it (see above).
-    static OutputFile open(const std::string& path);
+    // A path as the user gave it (see above). cancelCheck (Job::checkCancel,
+    // say) is called every 100 ms while a FIFO waits for its first reader or
+    // for room in its pipe, and throws to stop the wait. Without it such a
+    // wait could not be cancelled: the open of a FIFO with no reader blocks,
+    // and the kernel restarts it after a signal whose handler has SA_RESTART
+    // (the CLI's Ctrl-C handler), so Ctrl-C did nothing. With it the FIFO is
+    // opened with O_NONBLOCK (ENXIO until a reader comes, then retried) and
+    // stays non-blocking, writeAll() polling for room.
+    static OutputFile open(const std::string& path, std::function<void()> cancelCheck = {});
     // name in a folder opened without links: a store's control file, a part.
     static OutputFile openIn(const Folder& folder, const std::string& name, int finalMode = 0644);
 
@@ -64,7 +74,9 @@ public:
     int fd() const { return file_.fd(); }
     const std::string& path() const { return path_; }
 
-    void writeAll(const void* data, size_t size) { file_.writeAll(data, size); }
+    // In order, from the current position; on a FIFO, waits for room while
+    // calling cancelCheck.
+    void writeAll(const void* data, size_t size);
     // Makes the output final: fsync, mode, rename over the target, fsync of
     // the folder (Replace); fsync where the file supports it (InPlace).
     void commit();
@@ -74,10 +86,13 @@ public:
 
 private:
     void discard() noexcept;
+    void waitForRoom();
     Kind kind_ = Kind::Replace;
     bool seekable_ = false;
     bool blockDevice_ = false;
     bool committed_ = false;
+    bool nonBlockingPipe_ = false;          // a FIFO opened in place, O_NONBLOCK
+    std::function<void()> cancelCheck_;
     File file_;
     std::string path_;                 // the target, for messages
     std::unique_ptr<Folder> folder_;   // Replace: the target's folder

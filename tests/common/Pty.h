@@ -2,6 +2,8 @@
 // see what a user's terminal gets: progress lines redrawn with \r and \033[K.
 #pragma once
 #include <QByteArray>
+#include <QFile>
+#include <QString>
 #include <QStringList>
 
 #include <csignal>
@@ -14,6 +16,18 @@
 #include <vector>
 
 namespace testsupport {
+
+// Whether process pid has a handler for sig (SigCgt in /proc/PID/status).
+inline bool catchesSignal(pid_t pid, int sig)
+{
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return false;
+    for (const QByteArray& line : status.readAll().split('\n'))
+        if (line.startsWith("SigCgt:"))
+            return (line.mid(7).trimmed().toULongLong(nullptr, 16) >> (sig - 1)) & 1;
+    return false;
+}
 
 // cachescope-cli on a pseudo-terminal while the test types at it:
 // send("\x03") is Ctrl-C, which the terminal's line discipline turns into
@@ -49,6 +63,32 @@ public:
     PtyProcess& operator=(const PtyProcess&) = delete;
 
     pid_t pid() const { return pid_; }
+    // Waits up to ms for the CLI to install its handler for sig (a command
+    // installs it when its cancellable work begins, SignalCancel.h).
+    bool waitForHandler(int sig, int ms)
+    {
+        for (int waited = 0; waited < ms && !catchesSignal(pid_, sig); waited += 10)
+            ::usleep(10000);
+        return catchesSignal(pid_, sig);
+    }
+    // As a user would stop it: Ctrl-C typed on its terminal (SIGINT from the
+    // line discipline), or SIGTERM sent to it.
+    bool interrupt(bool ctrlC) { return ctrlC ? send("\x03") : ::kill(pid_, SIGTERM) == 0; }
+    // Interrupts it while it waits: once its SIGINT handler is installed and
+    // it is still running runningMs later, then up to 10 s for it to exit.
+    // Empty when it exited; else what went wrong (and what it printed).
+    QString interruptWhileRunning(bool ctrlC, int runningMs)
+    {
+        if (!waitForHandler(SIGINT, 30000))
+            return "the CLI never installed its SIGINT handler";
+        if (waitForExit(runningMs))
+            return "the CLI ended before it was interrupted: " + QString::fromLocal8Bit(out_);
+        if (!interrupt(ctrlC))
+            return "could not interrupt the CLI";
+        if (!waitForExit(10000))
+            return QString("the CLI did not stop within 10 s of ") + (ctrlC ? "Ctrl-C" : "SIGTERM");
+        return {};
+    }
     bool send(const QByteArray& bytes) { return ::write(master_, bytes.constData(), size_t(bytes.size())) == bytes.size(); }
 
     // Reads the terminal until the CLI exits or ms pass; false on timeout

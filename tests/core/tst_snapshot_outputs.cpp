@@ -4,6 +4,7 @@
 // old output and no temp file. Stock zstd checks what lands in a FIFO.
 // Device nodes are made in a temp folder with /dev/null's numbers.
 #include "common/OutputTargets.h"
+#include "common/Pty.h"
 #include "common/SmallDisk.h"
 #include "common/TestSupport.h"
 
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <thread>
 
 using testsupport::lstatOf;
@@ -168,6 +170,45 @@ private slots:
         QVERIFY2(r.err.contains(out.toUtf8()) && r.err.contains("No space left on device"), r.err.constData());
         QCOMPARE(r.err.count('\n'), 1);
         QCOMPARE(namesIn(disk.path), QStringList());
+    }
+
+    // Ctrl-C on the terminal (or SIGTERM) while `snapshot restore SNAP FIFO`
+    // or `snapshot create SRC FIFO` waits for the FIFO's first reader.
+    // Before: the open blocked, restarted by the kernel after the signal (the
+    // CLI's handler has SA_RESTART): it waited forever. Now: exit 130 (143)
+    // with one sentence; the FIFO stays a FIFO, no temp file anywhere.
+    void ctrlCWhileTheFifoHasNoReaderWritesNothing_data()
+    {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<bool>("ctrlC");
+        QTest::newRow("restore, Ctrl-C") << QString("restore") << true;
+        QTest::newRow("restore, SIGTERM") << QString("restore") << false;
+        QTest::newRow("create, Ctrl-C") << QString("create") << true;
+        QTest::newRow("create, SIGTERM") << QString("create") << false;
+    }
+    void ctrlCWhileTheFifoHasNoReaderWritesNothing()
+    {
+        QFETCH(QString, command);
+        QFETCH(bool, ctrlC);
+        Input in;
+        const QString fifo = in.tmp.filePath("fifo");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        testsupport::PtyProcess cli({"snapshot", command, command == "restore" ? in.snap : in.src, fifo});
+        QVERIFY(cli.pid() > 0);
+        const QString failed = cli.interruptWhileRunning(ctrlC, 300);   // waiting for a reader
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+        QCOMPARE(cli.exitCode(), 128 + (ctrlC ? SIGINT : SIGTERM));
+        const QByteArray sentence = "snapshot " + command.toLocal8Bit() + ": interrupted by "
+                                    + (ctrlC ? "SIGINT (Ctrl-C)" : "SIGTERM") + " and cancelled; " + fifo.toLocal8Bit()
+                                    + " (written in place) got only what was sent before the cancel";
+        QVERIFY2(cli.output().count(sentence) == 1, cli.output().constData());
+        QVERIFY(S_ISFIFO(lstatOf(fifo).st_mode));
+        QCOMPARE(namesIn(in.tmp.path()), (QStringList{"fifo", "src", "src.zst"}));
+        // A reader that comes later gets the whole output: the FIFO is fine.
+        FifoReader reader(fifo);
+        const auto r = testsupport::cli({"snapshot", "restore", in.snap, fifo});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(reader.take() == in.bytes);
     }
 
     // A failing restore (a frame damaged after the header pass could see it)

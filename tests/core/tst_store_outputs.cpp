@@ -4,16 +4,20 @@
 // old output kept when a restore fails. Device nodes are made in a temp
 // folder with /dev/null's numbers; the machine's /dev is never touched.
 #include "common/OutputTargets.h"
+#include "common/Pty.h"
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QTemporaryDir>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <thread>
 
 using namespace cs::store;
@@ -41,6 +45,20 @@ struct Fixture {
         testsupport::cli({"store", "put", dir, "k", tmp.filePath("input"), "--no-merge", "--part-size", "1MiB"});
     }
 };
+
+// Every file and folder under dir (hidden ones too), relative, with its size.
+QStringList treeOf(const QString& dir)
+{
+    QStringList names;
+    QDirIterator it(dir, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        names << QDir(dir).relativeFilePath(it.filePath()) + " " + QString::number(it.fileInfo().size());
+    }
+    names.sort();
+    return names;
+}
 
 } // namespace
 
@@ -144,6 +162,71 @@ private slots:
         QVERIFY2(r.err.contains("symbolic link"), r.err.constData());
         QCOMPARE(testsupport::readFile(victim), QByteArray("precious"));
         QVERIFY(QFileInfo(f.out).isSymLink());
+    }
+
+    // Ctrl-C on the terminal while `store get S K FIFO` waits for the FIFO's
+    // first reader. Before: the open of the FIFO blocked, restarted by the
+    // kernel after the signal (the CLI's handler has SA_RESTART): it waited
+    // forever. Now: exit 130 (143 for SIGTERM) with one sentence, the FIFO
+    // stays a FIFO, nothing new beside it, the store unchanged (the entry
+    // still unmerged, no temp file, no pack append).
+    void ctrlCWhileTheFifoHasNoReaderWritesNothing_data()
+    {
+        QTest::addColumn<bool>("ctrlC");
+        QTest::newRow("Ctrl-C on the terminal") << true;
+        QTest::newRow("SIGTERM") << false;
+    }
+    void ctrlCWhileTheFifoHasNoReaderWritesNothing()
+    {
+        QFETCH(bool, ctrlC);
+        Fixture f;
+        const QString fifo = f.tmp.filePath("o/fifo");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        const QStringList storeBefore = treeOf(f.dir);
+        testsupport::PtyProcess get({"store", "get", f.dir, "k", fifo});
+        QVERIFY(get.pid() > 0);
+        const QString failed = get.interruptWhileRunning(ctrlC, 300);   // waiting for a reader
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+        QCOMPARE(get.exitCode(), 128 + (ctrlC ? SIGINT : SIGTERM));
+        const QByteArray sentence = "store get: interrupted by " + QByteArray(ctrlC ? "SIGINT (Ctrl-C)" : "SIGTERM")
+                                    + " and cancelled; " + fifo.toLocal8Bit()
+                                    + " (written in place) got only what was sent before the cancel";
+        QVERIFY2(get.output().count(sentence) == 1, get.output().constData());
+        QVERIFY(S_ISFIFO(lstatOf(fifo).st_mode));
+        QCOMPARE(namesIn(f.tmp.filePath("o")), QStringList{"fifo"});
+        QCOMPARE(treeOf(f.dir), storeBefore);
+        // And the entry is whole: a later get into a regular file restores it.
+        const auto r = testsupport::cli({"store", "get", f.dir, "k", f.out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(storetest::sha256Hex(testsupport::readFile(f.out)), storetest::sha256Hex(f.data));
+    }
+
+    // Ctrl-C while the FIFO's reader opened it but reads nothing (a stopped
+    // pager): the pipe is full and the write waits, cancellably. The reader
+    // got only what the pipe held, and the command says so.
+    void ctrlCWhileTheFifoIsFullStops()
+    {
+        Fixture f;
+        const QString fifo = f.tmp.filePath("o/fifo");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        // The reader: opened (without waiting for a writer), never read
+        // until the command ended.
+        const int in = ::open(fifo.toLocal8Bit().constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        QVERIFY(in >= 0);
+        testsupport::PtyProcess get({"store", "get", f.dir, "k", fifo, "-q"});
+        const QString failed = get.interruptWhileRunning(true, 500);   // the pipe is full
+        QByteArray got;
+        char buf[65536];
+        for (ssize_t n; (n = ::read(in, buf, sizeof buf)) > 0;)
+            got.append(buf, n);
+        ::close(in);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+        QCOMPARE(get.exitCode(), 128 + SIGINT);
+        QVERIFY2(get.output().contains("store get: interrupted by SIGINT (Ctrl-C) and cancelled; " + fifo.toLocal8Bit()
+                                       + " (written in place) got only what was sent before the cancel"),
+                 get.output().constData());
+        QVERIFY2(got.size() < f.data.size() && got == f.data.left(got.size()), qPrintable(QString::number(got.size())));
+        QCOMPARE(namesIn(f.tmp.filePath("o")), QStringList{"fifo"});
     }
 
     // A restore that fails half way (a part is missing) keeps the old output

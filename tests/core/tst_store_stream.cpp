@@ -108,18 +108,6 @@ private:
     std::thread thread_;
 };
 
-// Whether process pid has a handler for sig (SigCgt in /proc/PID/status).
-bool catchesSignal(pid_t pid, int sig)
-{
-    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
-    if (!status.open(QIODevice::ReadOnly))
-        return false;
-    for (const QByteArray& line : status.readAll().split('\n'))
-        if (line.startsWith("SigCgt:"))
-            return (line.mid(7).trimmed().toULongLong(nullptr, 16) >> (sig - 1)) & 1;
-    return false;
-}
-
 struct Fixture {
     QTemporaryDir tmp;
     QString dir;
@@ -333,17 +321,8 @@ private slots:
         QVERIFY(put.pid() > 0);
         // Its handler is installed right before it opens the input: wait for
         // that (SigCgt in /proc), then give it time to reach the open.
-        QElapsedTimer t;
-        t.start();
-        while (!catchesSignal(put.pid(), SIGINT) && t.elapsed() < 30000)
-            QTest::qWait(10);
-        QVERIFY2(catchesSignal(put.pid(), SIGINT), "the CLI never installed its SIGINT handler");
-        QTest::qWait(300);
-        if (terminal)
-            QVERIFY(put.send("\x03"));
-        else
-            QVERIFY(::kill(put.pid(), SIGTERM) == 0);
-        QVERIFY2(put.waitForExit(10000), "put did not stop while it waited for the FIFO's writer");
+        const QString failed = put.interruptWhileRunning(terminal, 300);   // waiting for a writer
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
         QCOMPARE(put.exitCode(), 128 + (terminal ? SIGINT : SIGTERM));
         const QByteArray sentence = QByteArray("store put: interrupted by ") + (terminal ? "SIGINT (Ctrl-C)" : "SIGTERM")
                                     + " and cancelled; nothing was stored";

@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <thread>
 
 using cs::OutputFile;
@@ -156,6 +157,90 @@ private slots:
         reader.join();
         QCOMPARE(got, QByteArray("through the pipe"));
         QVERIFY(S_ISFIFO(lstatOf(fifo).st_mode));
+    }
+
+    // A FIFO whose reader comes late: the open waits, calling cancelCheck
+    // while it does (the reader opens only once it was called twice), then
+    // 1 MiB goes through a 64 KiB pipe, waiting for room as the reader reads.
+    void fifoWaitsForALateReaderWhileCheckingForCancel()
+    {
+        QTemporaryDir tmp;
+        const QString fifo = tmp.filePath("fifo");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        const QByteArray data = testsupport::randomBytes(1 << 20, 31);
+        std::atomic<int> checks{0};
+        QByteArray got;
+        std::thread reader([&] {
+            for (int i = 0; i < 3000 && checks.load() < 2; ++i)
+                ::usleep(10000);
+            QFile f(fifo);
+            if (f.open(QIODevice::ReadOnly))
+                got = f.readAll();
+        });
+        {
+            OutputFile out = OutputFile::open(fifo.toStdString(), [&] { ++checks; });
+            QVERIFY(checks.load() >= 2);   // it waited, and checked while waiting
+            QCOMPARE(out.kind(), OutputFile::Kind::InPlace);
+            out.writeAll(data.constData(), size_t(data.size()));
+            out.commit();
+        }
+        reader.join();
+        QVERIFY(got == data);
+        QCOMPARE(namesIn(tmp.path()), QStringList{"fifo"});
+    }
+
+    // Before: the open of a FIFO with no reader blocked in the kernel, and a
+    // signal handler with SA_RESTART restarted it: Ctrl-C did nothing. Now
+    // the wait ends when cancelCheck throws, and nothing is created.
+    void cancelWhileTheFifoHasNoReader()
+    {
+        QTemporaryDir tmp;
+        const QString fifo = tmp.filePath("fifo");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        int checks = 0;
+        const auto cancelAfterThree = [&] {
+            if (++checks == 3)
+                throw cs::Cancelled();
+        };
+        QVERIFY_THROWS_EXCEPTION(cs::Cancelled, OutputFile::open(fifo.toStdString(), cancelAfterThree));
+        QCOMPARE(checks, 3);
+        QCOMPARE(namesIn(tmp.path()), QStringList{"fifo"});
+        QVERIFY(S_ISFIFO(lstatOf(fifo).st_mode));
+    }
+
+    // A reader that opened the FIFO but does not read: the pipe fills, and
+    // the write waits for room while checking for a cancel (before: a
+    // blocking write, restarted after Ctrl-C like the open).
+    void cancelWhileThePipeIsFull()
+    {
+        QTemporaryDir tmp;
+        const QString fifo = tmp.filePath("fifo");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        std::atomic<bool> opened{false}, cancel{false}, drain{false};
+        qint64 got = 0;
+        std::thread reader([&] {
+            QFile f(fifo);
+            if (!f.open(QIODevice::ReadOnly))
+                return;
+            opened = true;
+            for (int i = 0; i < 3000 && !drain.load(); ++i)
+                ::usleep(10000);
+            got = f.readAll().size();
+        });
+        const QByteArray data = testsupport::randomBytes(4 << 20, 32);
+        {
+            OutputFile out = OutputFile::open(fifo.toStdString(), [&] {
+                if (cancel.load())
+                    throw cs::Cancelled();
+            });
+            cancel = true;   // from now on the first wait for room ends the write
+            QVERIFY_THROWS_EXCEPTION(cs::Cancelled, out.writeAll(data.constData(), size_t(data.size())));
+        }   // closed without commit
+        drain = true;
+        reader.join();
+        QVERIFY(opened.load());
+        QVERIFY2(got > 0 && got < data.size(), qPrintable(QString::number(got)));   // what the pipe held
+        QCOMPARE(namesIn(tmp.path()), QStringList{"fifo"});
     }
 
     // "-" and /dev/stdout are descriptor 1, in place (here a pipe put on 1).
