@@ -70,6 +70,12 @@ uint64_t regularFileSize(const std::string& path)
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? uint64_t(st.st_size) : 0;
 }
 
+bool regularFile(const std::string& path)
+{
+    struct stat st {};
+    return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 // --- init ---------------------------------------------------------------
 
 TreeRegistration regInit("store", "init", [](CLI::App& parent) {
@@ -100,13 +106,20 @@ int runPut(const PutArgs& a)
     SignalCancel sc(job, "nothing was stored");
     TerminalProgress progress(job, regularFileSize(a.file), a.quiet);
     job.start();
-    EntryRow e = store->putFile(a.key, a.file, job, a.version, a.scope, a.partSize.value_or(1 << 20), a.parallel,
-                                a.maxSize);
+    EntryRow e;
     MergeResult m;
-    if (!a.noMerge) {
-        sc.setOutcome("the entry was stored unmerged (its parts); 'store merge' merges it");
-        m = store->merge(e.id, job);
-        e = store->entry(e.id).value_or(e);
+    if (!a.noMerge && regularFile(a.file)) {
+        // Read once straight into the pack, no parts (Store::putMerged).
+        PutResult r = store->putMerged(a.key, a.file, job, a.version, a.scope, a.maxSize);
+        e = r.entry;
+        m = r.merge;
+    } else {
+        e = store->putFile(a.key, a.file, job, a.version, a.scope, a.partSize.value_or(1 << 20), a.parallel, a.maxSize);
+        if (!a.noMerge) {
+            sc.setOutcome("the entry was stored unmerged (its parts); 'store merge' merges it");
+            m = store->merge(e.id, job);
+            e = store->entry(e.id).value_or(e);
+        }
     }
     progress.clear();
     if (a.json) {
@@ -126,18 +139,19 @@ int runPut(const PutArgs& a)
 }
 
 TreeRegistration regPut("store", "put", [](CLI::App& parent) {
-    auto* c = parent.add_subcommand("put", "Upload FILE as KEY in parts, commit it, then merge it");
-    c->footer("Parts of --part-size written in shuffled order from --parallel threads, like a build tool; then "
-              "commit, then merge unless --no-merge. Re-putting the same key, version and scope replaces the entry. "
-              "FILE - (standard input), a pipe, FIFO or character device is streamed in order, one part in memory; "
-              "an empty stream stores nothing (exit 1).");
+    auto* c = parent.add_subcommand("put", "Store FILE as KEY, merged into the pack (or as parts with --no-merge)");
+    c->footer("A regular file is read once straight into the pack (chunked, hashed, compressed) and committed merged: "
+              "no parts. With --no-merge it is written as parts of --part-size in shuffled order from --parallel "
+              "threads, like a build tool, and committed unmerged. Re-putting the same key, version and scope replaces "
+              "the entry. FILE - (standard input), a pipe, FIFO or character device is streamed in order as parts, one "
+              "part in memory, then merged unless --no-merge; an empty stream stores nothing (exit 1).");
     auto a = std::make_shared<PutArgs>();
     addPath(c, "DIR", a->dir, "Store folder");
     addPath(c, "KEY", a->key, "Cache key (up to 4 KiB)");
     addPath(c, "FILE", a->file, "File to store, or - for standard input");
     addVersionScope(c, a->version, a->scope);
-    addSizeOption(c, "part-size", a->partSize, "Part size (default 1MiB)", 1);
-    c->add_option("--parallel", a->parallel, "Upload threads (default 4, 1..256)")->type_name("N")->check(range(1, 256));
+    addSizeOption(c, "part-size", a->partSize, "Part size (default 1MiB; parts are written with --no-merge or from a stream)", 1);
+    c->add_option("--parallel", a->parallel, "Part upload threads (default 4, 1..256; with --no-merge)")->type_name("N")->check(range(1, 256));
     addSizeOption(c, "max-size", a->maxSize,
                   "Refuse input larger than this, storing nothing (default 16GiB for a stream, none for a file; 0: none)", 0);
     c->add_flag("--no-merge", a->noMerge, "Leave the entry unmerged (parts only)");

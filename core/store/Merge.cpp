@@ -1,10 +1,7 @@
 // Merge: parts -> content-defined chunks -> deduplicated pack objects -> a
 // root node, then one transaction switches the entry to merged; only then
 // are the parts deleted. See the GC contract in Store.h for the epoch rule.
-#include "core/store/ChunkBuffers.h"
-#include "core/store/Chunker.h"
-#include "core/store/StoreInternal.h"
-#include "core/store/TaskPool.h"
+#include "core/store/MergeAttempt.h"
 
 #include "core/jobs/Job.h"
 #include "core/util/Crc32c.h"
@@ -24,117 +21,6 @@
 namespace cs::store {
 
 namespace {
-
-struct DigestLess {
-    bool operator()(const Digest& a, const Digest& b) const { return a < b; }
-};
-
-struct NewChunk {
-    Digest sha{};
-    uint64_t offset = 0;
-    uint32_t rawSize = 0;
-    uint64_t storedSize = 0;
-};
-
-// The state of one merge attempt shared with its chunk tasks.
-struct MergeAttempt {
-    Store::Impl& d;
-    int level;
-    std::mutex mutex;
-    std::map<Digest, std::optional<uint64_t>, DigestLess> offsets;  // sha -> offset once known
-    std::vector<std::pair<Digest, uint32_t>> order;                  // the entry's chunks in order
-    std::vector<NewChunk> appended;
-    std::vector<std::pair<uint64_t, uint64_t>> ranges;   // every object appended: (offset, length)
-    uint64_t appendedBytes = 0;
-    std::exception_ptr error;
-    TaskGroup group;
-
-    MergeAttempt(Store::Impl& impl, int lvl) : d(impl), level(lvl) {}
-
-    std::optional<uint64_t> lookupChunk(const Digest& sha)
-    {
-        auto lock = d.catalog->lock();
-        auto q = d.catalog->prepare("SELECT c.offset FROM chunks c, gc_state g WHERE c.sha256=?1 AND g.id=1 "
-                                    "AND (g.running=0 OR c.offset>=g.split)");
-        q.bindBlob(1, sha.data(), sha.size());
-        if (!q.step())
-            return std::nullopt;
-        return uint64_t(q.i64(0));
-    }
-
-    // A dedup row is only trusted when the chunk at its offset is that
-    // chunk: after the pack lost its tail (truncated, restored from an older
-    // backup) a row past the end would make the entry reference nothing.
-    void checkDedupRow(const Digest& sha, uint64_t offset)
-    {
-        std::string why;
-        try {
-            const pack::ObjectHeader h = d.pack->readHeader(offset);
-            if (h.kind != pack::ObjectKind::Chunk || h.sha256 != sha)
-                why = "which holds another object";
-        } catch (const Cancelled&) {
-            throw;
-        } catch (const std::exception& e) {
-            why = std::string("which cannot be read (") + e.what() + ")";
-        }
-        if (!why.empty())
-            fail(d.catalog->path(), "the dedup row of chunk " + hexOf(sha).substr(0, 16) + " names pack offset "
-                                        + std::to_string(offset) + ", " + why
-                                        + "; the pack lost objects the catalog knows, so nothing was merged and the "
-                                          "parts stay: store fsck lists the rows and the entries that lost objects, "
-                                          "store fsck --repair deletes the rows");
-    }
-
-    // Runs on a pool thread. The chunk's buffer goes back to the free list
-    // before the group hears of it, so the reader's next buffer reuses it.
-    void process(size_t seq, ChunkBuffer data)
-    {
-        const uint64_t bytes = data.size;
-        try {
-            const Digest sha = Sha256::of(data.data(), data.size);
-            bool claimed = false;
-            {
-                std::lock_guard g(mutex);
-                order[seq] = {sha, uint32_t(data.size)};
-                if (!offsets.count(sha)) {
-                    offsets[sha] = std::nullopt;
-                    claimed = true;
-                }
-            }
-            if (claimed && !error) {
-                std::optional<uint64_t> off = lookupChunk(sha);
-                if (off)
-                    checkDedupRow(sha, *off);
-                if (!off) {
-                    // The object is built in place: frame after the header's room,
-                    // then the header, then one write from this buffer.
-                    thread_local std::vector<char> object;
-                    const size_t bound = pack::chunkObjectBound(data.size);
-                    if (object.size() < bound)
-                        object.resize(bound);
-                    const size_t frame = pack::compressChunkFrameInto(data.data(), data.size, level,
-                                                                      object.data() + pack::kChunkHeaderBytes,
-                                                                      object.size() - pack::kChunkHeaderBytes);
-                    pack::encodeChunkHeader(object.data(), sha, uint32_t(data.size), uint32_t(frame));
-                    const uint64_t objectSize = pack::kChunkHeaderBytes + frame;
-                    off = d.pack->append(object.data(), objectSize);
-                    std::lock_guard g(mutex);
-                    ranges.emplace_back(*off, objectSize);
-                    appended.push_back({sha, *off, uint32_t(data.size), objectSize});
-                    appendedBytes += objectSize;
-                }
-                std::lock_guard g(mutex);
-                offsets[sha] = off;
-            }
-        } catch (...) {
-            std::lock_guard g(mutex);
-            if (!error)
-                error = std::current_exception();
-        }
-        data = ChunkBuffer();
-        group.finish(bytes);
-    }
-};
 
 // The delivery thread of a first restore. Its error fails the merge; a
 // merge that fails (or returns) first abandons it and waits for it, so the
@@ -186,51 +72,7 @@ private:
     std::exception_ptr error_;
 };
 
-struct RedoMerge {};
 struct AlreadyMerged {};
-
-// Merges in one process take turns beyond a few at a time: they share the
-// pool's few threads anyway, so more at once only hold more chunk buffers
-// (each a 4.25 MiB current chunk plus its in-flight share) and churn the
-// buffer free list; 16 concurrent first restores peaked at 177 MiB. Waiting
-// costs the reader nothing: a first restore has delivered its bytes before
-// its merge asks for a turn.
-class MergeTurn {
-public:
-    explicit MergeTurn(Job& job)
-    {
-        State& s = state();
-        std::unique_lock lock(s.mutex);
-        while (s.running >= s.limit) {
-            s.cv.wait_for(lock, std::chrono::milliseconds(50));
-            if (job.isCancelled())
-                throw Cancelled();
-        }
-        ++s.running;
-    }
-    ~MergeTurn()
-    {
-        State& s = state();
-        std::lock_guard lock(s.mutex);
-        --s.running;
-        s.cv.notify_one();
-    }
-    MergeTurn(const MergeTurn&) = delete;
-    MergeTurn& operator=(const MergeTurn&) = delete;
-
-private:
-    struct State {
-        std::mutex mutex;
-        std::condition_variable cv;
-        int running = 0;
-        int limit = TaskPool::shared().size() + 1;
-    };
-    static State& state()
-    {
-        static State* s = new State();   // never destroyed: merges may run during exit
-        return *s;
-    }
-};
 
 // Merges of one entry queue, in every process: an exclusive flock on its
 // parts folder (two open file descriptions conflict even in one process, so
@@ -387,7 +229,6 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
     if (parts.size() != e.partCount)
         throw Error(dir + ": entry '" + e.key + "' lists " + std::to_string(parts.size()) + " parts, expected "
                     + std::to_string(e.partCount));
-    const uint64_t maxInFlight = uint64_t(threads()) * (1u << 20) + (1u << 20);
     // With a CRC-32C per part, a first restore gives the reader its bytes at
     // the speed of copying the parts (each part checked against its commit
     // CRC before the file is handed over) on a delivery thread, while the
@@ -412,94 +253,60 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
     for (int attempt = 0;; ++attempt) {
         if (attempt > 8)
             throw Error(dir + ": entry '" + e.key + "': merge was redone 8 times because GC kept starting; try again later");
-        int64_t epoch0 = 0;
-        {
-            auto lock = catalog->lock();
-            auto q = catalog->prepare("SELECT epoch FROM gc_state WHERE id=1");
-            if (q.step())
-                epoch0 = q.i64(0);
-        }
+        const int64_t epoch0 = gcEpoch(*catalog);
         const Sink* sink = attempt == 0 ? tee : nullptr;
         MergeAttempt m(*this, options.compressionLevel);
         try {
-            Chunker chunker(options.chunker);
-            // Parts are read straight into the current chunk's buffer; at a cut
-            // only the bytes past it (less than one block) move to the next one.
-            // The chunker cuts at maxSize, so a buffer holds less than maxSize
-            // before a read and at most maxSize + blockSize after.
-            const size_t blockSize = 256u << 10;
-            const size_t bufferBytes = chunker.params().maxSize + blockSize;
-            ChunkBuffer current(bufferBytes);
-            size_t seq = 0;
-            auto submit = [&] {
-                m.group.waitBelow(maxInFlight);
-                {
-                    std::lock_guard g(m.mutex);
-                    m.order.emplace_back();
-                }
-                const size_t s = seq++;
-                m.group.add(current.size);
-                // std::function needs a copyable callable: the buffer rides in a shared_ptr.
-                auto data = std::make_shared<ChunkBuffer>(std::move(current));
-                TaskPool::shared().submit([&m, s, data] { m.process(s, std::move(*data)); });
-            };
             Sha256 whole;
             uint64_t total = 0;
-            try {
-                for (const auto& p : parts) {
-                    File f = layout->openPart(e.id, p.index);
-                    if (f.size() != p.size)
-                        fail(f.path(), "part has " + std::to_string(f.size()) + " bytes, the catalog says "
-                                           + std::to_string(p.size));
-                    uint32_t crc = 0;
-                    uint64_t pos = 0;
-                    while (pos < p.size) {
-                        job.checkCancel();
-                        delivery.rethrowIfFailed();
-                        {
-                            std::lock_guard g(m.mutex);
-                            if (m.error)
-                                std::rethrow_exception(m.error);
-                        }
-                        const size_t want = size_t(std::min<uint64_t>(blockSize, p.size - pos));
-                        char* block = current.data() + current.size;
-                        f.readAt(block, want, pos);
-                        pos += want;
-                        if (partCrcs)
-                            crc = crc32c(crc, block, want);
-                        else
-                            whole.update(block, want);
-                        if (sink) {
-                            (*sink)(block, want);
-                            if (teeBytes)
-                                *teeBytes += want;
-                        }
-                        size_t scanned = current.size;
-                        current.size += want;
-                        while (scanned < current.size) {
-                            bool cut = false;
-                            scanned += chunker.feed(reinterpret_cast<const uint8_t*>(current.data() + scanned),
-                                                    current.size - scanned, cut);
-                            if (cut) {
-                                ChunkBuffer next(bufferBytes);
-                                next.size = current.size - scanned;
-                                std::memcpy(next.data(), current.data() + scanned, next.size);
-                                current.size = scanned;
-                                submit();
-                                current = std::move(next);
-                                scanned = 0;
-                            }
-                        }
-                        total += want;
-                        job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
+            size_t partIndex = 0;
+            std::optional<File> part;
+            uint64_t pos = 0;
+            uint32_t crc = 0;
+            // The parts in order, block by block; each part's size and
+            // CRC-32C are checked when it is done.
+            auto read = [&](char* block, size_t max) -> size_t {
+                job.checkCancel();
+                delivery.rethrowIfFailed();
+                for (;;) {
+                    if (partIndex == parts.size())
+                        return 0;
+                    const PartInfo& p = parts[partIndex];
+                    if (!part) {
+                        part = layout->openPart(e.id, p.index);
+                        if (part->size() != p.size)
+                            fail(part->path(), "part has " + std::to_string(part->size()) + " bytes, the catalog says "
+                                                   + std::to_string(p.size));
+                        pos = 0;
+                        crc = 0;
                     }
+                    if (pos < p.size)
+                        break;
                     if (partCrcs && crc != *p.crc32c)
                         failPart(*this, e, p);
+                    part.reset();
+                    ++partIndex;
                 }
-                if (current.size > 0)
-                    submit();
-                // The bytes are all read: checked against the commit's size and
-                // CRC-32Cs or SHA-256 before anyone is told they are complete.
+                const PartInfo& p = parts[partIndex];
+                const size_t want = size_t(std::min<uint64_t>(max, p.size - pos));
+                part->readAt(block, want, pos);
+                pos += want;
+                if (partCrcs)
+                    crc = crc32c(crc, block, want);
+                else
+                    whole.update(block, want);
+                if (sink) {
+                    (*sink)(block, want);
+                    if (teeBytes)
+                        *teeBytes += want;
+                }
+                total += want;
+                job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
+                return want;
+            };
+            // The bytes are all read: checked against the commit's size and
+            // CRC-32Cs or SHA-256 before anyone is told they are complete.
+            auto atEnd = [&] {
                 if (total != e.size || (!partCrcs && hexOf(whole.finish()) != e.sha256)) {
                     // Name the part when its CRC-32C tells which one changed.
                     for (const auto& p : parts)
@@ -509,21 +316,11 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
                 }
                 if (sink && streamed && *streamed)
                     (*streamed)();
-            } catch (...) {
-                m.group.waitAll();
-                throw;
-            }
-            m.group.waitAll();
-            if (m.error)
-                std::rethrow_exception(m.error);
+            };
+            m.chunk(options.chunker, read, atEnd);
 
-            std::vector<pack::ChildRef> refs;
-            refs.reserve(m.order.size());
-            for (const auto& [sha, size] : m.order)
-                refs.push_back({*m.offsets.at(sha), size});
-            uint64_t appended = m.appendedBytes;
-            const uint64_t root = writeTree(*pack, refs, appended, &m.ranges);
-            pack->sync();
+            uint64_t appended = 0, chunkCount = 0;
+            const uint64_t root = m.writeObjects(appended, chunkCount);
             // The reader has every byte before the entry is merged; a failed
             // delivery fails the merge as it did when it came first.
             delivery.finish();
@@ -532,13 +329,10 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
                 options.beforeMergeCommit(e.id);
 
             Transaction tx(*catalog, Transaction::Immediate);
-            {
-                auto q = catalog->prepare("SELECT epoch FROM gc_state WHERE id=1");
-                if (q.step() && q.i64(0) != epoch0) {
-                    // A GC started after we began: objects we reused or appended may
-                    // lie below its split and be missing from its roots. Redo.
-                    throw RedoMerge{};   // the transaction rolls back
-                }
+            if (gcEpoch(*catalog) != epoch0) {
+                // A GC started after we began: objects we reused or appended may
+                // lie below its split and be missing from its roots. Redo.
+                throw RedoMerge{};   // the transaction rolls back
             }
             auto st = catalog->prepare("SELECT state FROM entries WHERE id=?1");
             st.bind(1, e.id);
@@ -550,21 +344,12 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
             if (state != "unmerged")
                 throw Error(dir + ": entry '" + e.key + "' is " + state + ", it cannot be merged");
             catalog->prepare("UPDATE entries SET state='merged', root_offset=?2 WHERE id=?1").bind(1, e.id).bind(2, root).run();
-            auto ins = catalog->prepare(
-                "INSERT INTO chunks(sha256, offset, raw_size, stored_size) VALUES(?1, ?2, ?3, ?4) "
-                "ON CONFLICT(sha256) DO UPDATE SET offset=excluded.offset, stored_size=excluded.stored_size "
-                "WHERE (SELECT running FROM gc_state WHERE id=1)=1 "
-                "AND chunks.offset < (SELECT split FROM gc_state WHERE id=1) "
-                "AND excluded.offset >= (SELECT split FROM gc_state WHERE id=1)");
-            for (const auto& c : m.appended) {
-                ins.reset();
-                ins.bindBlob(1, c.sha.data(), c.sha.size()).bind(2, c.offset).bind(3, c.rawSize).bind(4, c.storedSize).run();
-            }
+            m.insertChunkRows();
             tx.commit();
             killPoint("merge remove");
             removeParts(e.id);
             result.merged = true;
-            result.chunks = refs.size();
+            result.chunks = chunkCount;
             result.newChunks = m.appended.size();
             result.appendedBytes = appended;
             result.rootOffset = root;

@@ -58,7 +58,8 @@
 // point is passed (crash tests): "evict remove" (before each evicted entry's
 // parts go), "replace remove" (commit, before a replaced entry's parts go),
 // "merge remove", "part removed" (after each part file is deleted),
-// "orphan renamed".
+// "orphan renamed", "put appended" (putMerged: its objects appended and
+// synced, before its commit transaction).
 #pragma once
 #include "core/store/Chunker.h"
 #include "core/util/Sha256.h"
@@ -101,7 +102,8 @@ struct StoreOptions {
     // "Integrity of a restore" in docs/formats.md.
     bool verifyChunks = false;
     // Test hook: called by a merge after its objects are appended and synced,
-    // just before its commit transaction (tests bump gc_state.epoch here).
+    // just before its commit transaction (tests bump gc_state.epoch here);
+    // with 0 by putMerged, whose entry has no id before that transaction.
     std::function<void(int64_t entryId)> beforeMergeCommit;
     // Content-defined chunking of merges. Keep the default in a real store:
     // other sizes cut other chunks, so nothing dedups with entries merged
@@ -155,6 +157,12 @@ struct MergeResult {
     uint64_t appendedBytes = 0;  // pack bytes appended (chunks and nodes)
     uint64_t rootOffset = 0;
     int redone = 0;              // times redone because a GC started meanwhile
+};
+
+// What putMerged stored: the entry's row and what the merge appended.
+struct PutResult {
+    EntryRow entry;
+    MergeResult merge;
 };
 
 // Receives restored bytes in order (streaming restore).
@@ -306,6 +314,20 @@ public:
     EntryRow putFile(const std::string& key, const std::string& path, Job& job, const std::string& version = {},
                      const std::string& scope = {}, uint64_t partSize = 1 << 20, int threads = 4,
                      std::optional<uint64_t> maxBytes = {});
+    // Put and merge of a regular file in one pass (`store put` without
+    // --no-merge): the file is read once, straight into the chunker (chunks
+    // hashed, compressed and appended to the pack on the pool's threads, the
+    // whole SHA-256 taken on the way), and its entry is committed merged in
+    // one transaction that also replaces an older entry with the same key,
+    // version and scope. No parts are written: the entry lists 0 parts.
+    // Anything but a regular file is refused (putFile streams it into parts,
+    // then merge()). maxBytes: as putFile's for a regular file (unset or 0:
+    // no limit). A failure or a crash leaves the committed entries as they
+    // were: what was appended for it is truncated away on a failure and is
+    // unreferenced pack bytes GC reclaims after a crash. A GC that starts
+    // meanwhile makes it read the file again, as it makes a merge redo.
+    PutResult putMerged(const std::string& key, const std::string& path, Job& job, const std::string& version = {},
+                        const std::string& scope = {}, std::optional<uint64_t> maxBytes = {});
 
     // ---- Merge ----
     MergeResult merge(int64_t entryId, Job& job);

@@ -70,6 +70,23 @@ struct Store::Impl {
     // and leaves progress to the merge.
     void streamParts(const EntryRow& e, const std::vector<PartInfo>& parts, const Sink& sink, uint64_t* sent,
                      Job& job, const std::atomic<bool>* abandon = nullptr) const;
+    // putMerged of a regular file (PutMerged.cpp): in is open, size its size.
+    PutResult mergeFile(const File& in, uint64_t size, const std::string& key, const std::string& version,
+                        const std::string& scope, Job& job);
+    // In a commit's write transaction: deletes the committed entries with
+    // this key, version and scope other than keep, with their part rows, and
+    // returns their ids; their parts go after the commit (removeReplaced,
+    // the "replace remove" kill point before each).
+    std::vector<int64_t> deleteReplaced(const std::string& key, const std::string& version, const std::string& scope,
+                                        int64_t keep) const;
+    void removeReplaced(const std::vector<int64_t>& ids) const;
+    // In the write transaction that took id: a folder parts/<id> already there
+    // is an orphan (a crash between deleting the row that had the id, which
+    // SQLite reuses, and its parts): renamed aside so its parts never count
+    // as the new entry's. Returns the new name ("" when none), for
+    // dropSetAside after the commit.
+    std::string setAsideStaleParts(int64_t id) const;
+    void dropSetAside(const std::string& name) const;
     // Truncates the pack back over objects a failed merge appended (Pack::dropOwnTail).
     void dropAppended(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const;
     // gc_state.running=1 while no GC holds the GC lock (one failed or died):

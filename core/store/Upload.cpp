@@ -55,26 +55,59 @@ int64_t Store::reserve(const std::string& key, const std::string& version, const
         .bind(4, nowSeconds())
         .run();
     const int64_t id = d->catalog->lastInsertId();
-    // SQLite reuses the id of a deleted last row: a folder already under it is
-    // an orphan (a crash between deleting that row and its parts), and its
-    // parts must not count as this upload's. Set aside while the write
-    // transaction keeps other processes from taking ids; deleted after.
-    const Folder& parts = d->layout->parts();
-    const std::string stale = StoreLayout::partsName(id);
-    std::string setAside;
-    if (parts.kindOf(stale) != Folder::Kind::Missing) {
-        setAside = StoreLayout::orphanName(stale);
-        parts.rename(stale, setAside);
-    }
+    const std::string setAside = d->setAsideStaleParts(id);
     tx.commit();
-    if (!setAside.empty()) {
-        try {
-            parts.removeTree(setAside);
-        } catch (const Error&) {
-            // an orphan by its name: fsck --repair removes it
-        }
-    }
+    d->dropSetAside(setAside);
     return id;
+}
+
+std::string Store::Impl::setAsideStaleParts(int64_t id) const
+{
+    // While the caller's write transaction keeps other processes from taking ids.
+    const Folder& parts = layout->parts();
+    const std::string stale = StoreLayout::partsName(id);
+    if (parts.kindOf(stale) == Folder::Kind::Missing)
+        return {};
+    const std::string setAside = StoreLayout::orphanName(stale);
+    parts.rename(stale, setAside);
+    return setAside;
+}
+
+void Store::Impl::dropSetAside(const std::string& name) const
+{
+    if (name.empty())
+        return;
+    try {
+        layout->parts().removeTree(name);
+    } catch (const Error&) {
+        // an orphan by its name: fsck --repair removes it
+    }
+}
+
+std::vector<int64_t> Store::Impl::deleteReplaced(const std::string& key, const std::string& version,
+                                                 const std::string& scope, int64_t keep) const
+{
+    std::vector<int64_t> replaced;
+    auto old = catalog->prepare(
+        "SELECT id FROM entries WHERE key=?1 AND version=?2 AND scope=?3 AND state<>'uploading' AND id<>?4");
+    old.bindText(1, key).bindText(2, version).bindText(3, scope).bind(4, keep);
+    while (old.step())
+        replaced.push_back(old.i64(0));
+    for (int64_t r : replaced) {
+        catalog->prepare("DELETE FROM entries WHERE id=?1").bind(1, r).run();
+        catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, r).run();
+    }
+    return replaced;
+}
+
+void Store::Impl::removeReplaced(const std::vector<int64_t>& ids) const
+{
+    // The old entries' rows are gone; their parts go after the commit (a
+    // crash now leaves orphans for removeOrphans).
+    for (int64_t r : ids) {
+        killPoint("replace remove");
+        removeParts(r);
+    }
 }
 
 void Store::writePart(int64_t id, uint32_t index, const void* data, size_t size)
@@ -143,15 +176,7 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
         st.bind(1, id);
         if (!st.step() || st.text(0) != "uploading")
             throw Error(d->dir + ": upload " + std::to_string(id) + " was committed or removed meanwhile");
-        auto old = d->catalog->prepare(
-            "SELECT id FROM entries WHERE key=?1 AND version=?2 AND scope=?3 AND state<>'uploading' AND id<>?4");
-        old.bindText(1, e.key).bindText(2, e.version).bindText(3, e.scope).bind(4, id);
-        while (old.step())
-            replaced.push_back(old.i64(0));
-        for (int64_t r : replaced) {
-            d->catalog->prepare("DELETE FROM entries WHERE id=?1").bind(1, r).run();
-            d->catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, r).run();
-        }
+        replaced = d->deleteReplaced(e.key, e.version, e.scope, id);
         d->catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, id).run();
         auto ins = d->catalog->prepare("INSERT INTO parts(entry_id, idx, size, crc32c) VALUES(?1, ?2, ?3, ?4)");
         for (uint32_t i = 0; i < n; ++i) {
@@ -169,12 +194,7 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
             .run();
         tx.commit();
     }
-    // The old entries' rows are gone; their parts go after the commit (a
-    // crash now leaves orphans for removeOrphans).
-    for (int64_t r : replaced) {
-        killPoint("replace remove");
-        d->removeParts(r);
-    }
+    d->removeReplaced(replaced);
     // Stray temp files of parts written twice.
     if (folder) {
         for (const auto& f : folder->list()) {
@@ -236,6 +256,31 @@ File openInput(const std::string& path)
 [[noreturn]] void failTooLarge(const std::string& path, uint64_t maxBytes)
 {
     fail(path, "is larger than the " + formatSize(maxBytes) + " limit (--max-size); nothing was stored");
+}
+
+// The input of a put, open: a regular file's size checked against maxBytes
+// (unset or 0: no limit); a folder refused.
+struct Input {
+    File file;
+    bool regular = false;
+    uint64_t size = 0;   // regular files
+};
+
+Input openChecked(const std::string& path, std::optional<uint64_t> maxBytes)
+{
+    Input r{openInput(path)};
+    struct stat st {};
+    if (::fstat(r.file.fd(), &st) != 0)
+        failErrno(r.file.path(), "cannot stat");
+    if (S_ISDIR(st.st_mode))
+        fail(r.file.path(), "is a folder, not a file");
+    r.regular = S_ISREG(st.st_mode);
+    if (r.regular) {
+        r.size = uint64_t(st.st_size);
+        if (maxBytes.value_or(0) && r.size > *maxBytes)
+            failTooLarge(path, *maxBytes);
+    }
+    return r;
 }
 
 // Reads what the stream has (0 at its end), waking every 200 ms to see a
@@ -312,21 +357,14 @@ EntryRow Store::putFile(const std::string& key, const std::string& path, Job& jo
 {
     if (partSize == 0 || partSize > kMaxPartBytes)
         throw Error("part size " + std::to_string(partSize) + " is outside 1 byte .. 256 MiB");
-    File in = openInput(path);
-    struct stat st {};
-    if (::fstat(in.fd(), &st) != 0)
-        failErrno(in.path(), "cannot stat");
-    if (S_ISDIR(st.st_mode))
-        fail(in.path(), "is a folder, not a file");
+    Input input = openChecked(path, maxBytesOption);
+    File& in = input.file;
     // What cannot seek, or tells no size (a pipe, FIFO, terminal, character
     // device): read in order. Its size would read as 0: storing that as an
     // empty entry lost the data (issue 9).
-    if (!S_ISREG(st.st_mode))
+    if (!input.regular)
         return putStream(key, in, job, version, scope, partSize, maxBytesOption.value_or(kMaxStreamBytes));
-    const uint64_t maxBytes = maxBytesOption.value_or(0);
-    const uint64_t size = uint64_t(st.st_size);
-    if (maxBytes && size > maxBytes)
-        failTooLarge(path, maxBytes);
+    const uint64_t size = input.size;
     const uint64_t count64 = (size + partSize - 1) / partSize;
     if (count64 >= 100000000u)
         fail(path, "would need " + std::to_string(count64) + " parts; use a larger part size");
@@ -392,6 +430,18 @@ EntryRow Store::putFile(const std::string& key, const std::string& path, Job& jo
         abortQuietly(*this, id);
         throw;
     }
+}
+
+PutResult Store::putMerged(const std::string& key, const std::string& path, Job& job, const std::string& version,
+                           const std::string& scope, std::optional<uint64_t> maxBytes)
+{
+    checkKey(key);
+    checkKey(version, "version");
+    checkKey(scope, "scope");
+    Input input = openChecked(path, maxBytes);
+    if (!input.regular)
+        fail(input.file.path(), "is not a regular file; a stream is put as parts (putFile), then merged");
+    return d->mergeFile(input.file, input.size, key, version, scope, job);
 }
 
 } // namespace cs::store

@@ -7,7 +7,8 @@
 //   concurrent: N unmerged entries of 96 x 1 MiB parts restored at once by
 //               one process (a thread each, like a cache server) vs
 //               `zstd -3 -T2` of the N files and N concurrent `cat`s;
-//   put:        `cachescope-cli store put` of the file (parts + merge) and
+//   put:        `cachescope-cli store put` of the file (read once into the
+//               pack, no parts: Store::putMerged) and
 //               `store merge` of an entry put with --no-merge, vs `zstd -3 -T2`;
 //   warm:       `store get` of the merged entry (and `store get --verify`)
 //               into a new file vs `zstd -d FILE.zst -o OUT` of the same
@@ -338,7 +339,7 @@ void put(const std::string& base, size_t mib, int reps, bool half)
         auto runPut = [&] {
             fs::remove_all(storeDir);
             Store::init(storeDir);
-            s.add("store put FILE (parts + merge)", spawnAndWait({cli, "store", "put", storeDir, "k", raw}));
+            s.add("store put FILE (one pass, no parts)", spawnAndWait({cli, "store", "put", storeDir, "k", raw}));
         };
         auto runMerge = [&] {
             fs::remove_all(storeDir);

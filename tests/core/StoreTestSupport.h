@@ -2,6 +2,7 @@
 // order from several threads (like a build tool), restore into memory, and
 // an independent SHA-256 (QCryptographicHash, not our OpenSSL wrapper).
 #pragma once
+#include "common/TestSupport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/util/Error.h"
@@ -44,6 +45,19 @@ inline cs::store::RestoreRequest request(const std::string& key, std::vector<std
     r.version = version;
     r.scope = scope;
     return r;
+}
+
+// The rows of a round-trip test (column "data"): empty, one byte, a part
+// less one byte, and `large` bytes random and compressible.
+inline void addRoundTripRows(qsizetype large)
+{
+    const QByteArray mib = QByteArray::number(large >> 20) + " MiB";
+    QTest::addColumn<QByteArray>("data");
+    QTest::newRow("0 B") << QByteArray();
+    QTest::newRow("1 B") << QByteArray("x");
+    QTest::newRow("1 MiB - 1") << testsupport::randomBytes((1 << 20) - 1, 7);
+    QTest::newRow(mib + " random") << testsupport::randomBytes(large, 8);
+    QTest::newRow(mib + " compressible") << testsupport::textBytes(large, 9);
 }
 
 inline std::string sha256Hex(const QByteArray& data)

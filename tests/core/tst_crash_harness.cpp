@@ -1,5 +1,6 @@
-// Crash harness: cachescope-cli processes doing an upload (store put), a
-// re-put that replaces an entry, a merge, an eviction, a GC and an
+// Crash harness: cachescope-cli processes doing an upload (store put: one
+// pass into the pack), a re-put that replaces an entry (merged in one pass,
+// and as parts with --no-merge), a merge, an eviction, a GC and an
 // actions-cache merge are SIGKILLed at named kill points
 // (CACHESCOPE_STORE_KILL_AT / CACHESCOPE_GC_KILL_AT point:n, every pass n
 // until the point is no longer reached) and at random
@@ -328,7 +329,7 @@ private slots:
               {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("%S"), QStringLiteral("new"), in,
                QStringLiteral("--part-size"), QStringLiteral("32KiB")},
               QStringLiteral("CACHESCOPE_STORE_KILL_AT"),
-              {QStringLiteral("merge remove"), QStringLiteral("part removed")},
+              {QStringLiteral("put appended")},
               entries_,
               {{QStringLiteral("new"), {newBytes_}}}};
         exercise(op);
@@ -344,13 +345,31 @@ private slots:
               {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("%S"), QStringLiteral("merged-0"), in,
                QStringLiteral("--part-size"), QStringLiteral("32KiB")},
               QStringLiteral("CACHESCOPE_STORE_KILL_AT"),
-              {QStringLiteral("replace remove"), QStringLiteral("merge remove"), QStringLiteral("part removed")},
+              {QStringLiteral("put appended"), QStringLiteral("replace remove")},
               must,
               {{QStringLiteral("merged-0"), {entries_[QStringLiteral("merged-0")], replaceBytes_}}}};
         exercise(op);
         // The old or the new bytes, never neither: re-put replaces in one transaction.
         const auto ls = cli({QStringLiteral("store"), QStringLiteral("ls"), work_, QStringLiteral("--json")});
         QVERIFY(ls.out.contains("\"merged-0\""));
+    }
+
+    // A re-put as parts (--no-merge) replacing an unmerged entry: its commit
+    // deletes the old row, then the old parts one by one.
+    void replaceAsParts()
+    {
+        const QString in = tmp_.filePath(QStringLiteral("replacement"));
+        QVERIFY(writeFile(in, replaceBytes_));
+        std::map<QString, QByteArray> must = entries_;
+        must.erase(QStringLiteral("unmerged-1"));
+        Op op{QStringLiteral("re-put --no-merge"), templ_,
+              {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("%S"), QStringLiteral("unmerged-1"), in,
+               QStringLiteral("--part-size"), QStringLiteral("32KiB"), QStringLiteral("--no-merge")},
+              QStringLiteral("CACHESCOPE_STORE_KILL_AT"),
+              {QStringLiteral("replace remove"), QStringLiteral("part removed")},
+              must,
+              {{QStringLiteral("unmerged-1"), {entries_[QStringLiteral("unmerged-1")], replaceBytes_}}}};
+        exercise(op);
     }
 
     void merge()
@@ -518,7 +537,7 @@ private slots:
               "%d runs left orphans that fsck --repair removed",
               kLong ? "long" : "short", qlonglong(total), qlonglong(namedHits_.size()), qlonglong(randomHits_.size()),
               orphanRepairs_);
-        if (operationsRun_ == 6)  // not when one test function was picked on the command line
+        if (operationsRun_ == 7)  // not when one test function was picked on the command line
             QVERIFY2(total >= 100, qPrintable(QStringLiteral("only %1 distinct points were hit").arg(total)));
     }
 };

@@ -188,12 +188,21 @@ private slots:
         QVERIFY(QFile::resize(f.dir + "/pack/0.suffix", 0));
         const QString file = f.tmp.filePath("again.bin");
         QVERIFY(testsupport::writeFile(file, f.merged));
+        // A put merged in one pass stores nothing; one as parts keeps its
+        // parts (the entry unmerged, restorable) when its merge refuses.
         const auto put = testsupport::cli({"store", "put", f.dir, "again", file});
         QCOMPARE(put.exitCode, 1);
         QVERIFY2(put.err.contains("dedup row") && put.err.contains("fsck --repair"), put.err.constData());
+        QCOMPARE(put.err.count('\n'), 1);
+        const auto parts = testsupport::cli({"store", "put", f.dir, "parts", file, "--no-merge"});
+        QVERIFY2(parts.exitCode == 0, parts.err.constData());
+        const auto merge = testsupport::cli({"store", "merge", f.dir, "parts"});
+        QCOMPARE(merge.exitCode, 1);
+        QVERIFY2(merge.err.contains("dedup row") && merge.err.contains("fsck --repair"), merge.err.constData());
         auto store = Store::open(f.dir.toStdString());
-        const auto again = store->findEntry("again");
-        QVERIFY(again && again->state == EntryState::Unmerged);   // its parts were not deleted
+        QVERIFY(!store->findEntry("again"));
+        const auto unmerged = store->findEntry("parts");
+        QVERIFY(unmerged && unmerged->state == EntryState::Unmerged);   // its parts were not deleted
         cs::Job job;
         job.start();
         bool reported = false;
@@ -202,8 +211,11 @@ private slots:
         QVERIFY(reported);
         store->removeOrphans(job);
         QCOMPARE(storetest::sqlInt(f.path("catalog.db"), "SELECT count(*) FROM chunks"), int64_t(0));
-        store->merge(again->id, job);
-        QCOMPARE(storetest::restore(*store, again->id), f.merged);
+        store->merge(unmerged->id, job);
+        QCOMPARE(storetest::restore(*store, unmerged->id), f.merged);
+        const auto reput = testsupport::cli({"store", "put", f.dir, "again", file});
+        QVERIFY2(reput.exitCode == 0, reput.err.constData());
+        QCOMPARE(storetest::restore(*store, store->findEntry("again")->id), f.merged);
     }
 
     void flippedByteInAnUnmergedPartIsFoundAndNamed()

@@ -21,12 +21,7 @@ class StoreRoundTripTest : public QObject {
 private slots:
     void roundTrip_data()
     {
-        QTest::addColumn<QByteArray>("data");
-        QTest::newRow("0 B") << QByteArray();
-        QTest::newRow("1 B") << QByteArray("x");
-        QTest::newRow("1 MiB - 1") << testsupport::randomBytes((1 << 20) - 1, 7);
-        QTest::newRow("64 MiB random") << testsupport::randomBytes(64 << 20, 8);
-        QTest::newRow("64 MiB compressible") << testsupport::textBytes(64 << 20, 9);
+        storetest::addRoundTripRows(qsizetype(64) << 20);
     }
 
     void roundTrip()
