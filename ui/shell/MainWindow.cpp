@@ -71,7 +71,15 @@ MainWindow::MainWindow(QWidget* parent)
     stallMonitor_->start();
 }
 
-MainWindow::~MainWindow() = default;
+// The status bar stops following the current document's job runner before
+// QWidget's destructor deletes the documents (and their runners): otherwise
+// the runner's destroyed() reaches this window's lambdas after ~MainWindow
+// has run (UBSan, the asan preset: member access in a MainWindow that is
+// only a QWidget any more).
+MainWindow::~MainWindow()
+{
+    followJobOf(nullptr);
+}
 
 void MainWindow::createSidebar()
 {
