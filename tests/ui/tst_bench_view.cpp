@@ -58,18 +58,26 @@ private:
     double longest_ = 0;
 };
 
-// The StallMonitor also counts waiting for a CPU: only meaningful when the
-// machine is not overloaded by other work.
-static bool machineIsQuiet()
-{
-    double load = 0;
-    return getloadavg(&load, 1) == 1 && load <= double(std::thread::hardware_concurrency());
-}
+// The GUI thread's CPU-time bound is the optimized build's: a Debug build
+// instrumented by a sanitizer (the asan and tsan presets) spends several
+// times the CPU on the same work, so there the figure is printed, not asserted.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizerBuild = true;
+#else
+constexpr bool kSanitizerBuild = false;
+#endif
 
+// The StallMonitor also counts waiting for a CPU: only meaningful when the
+// machine is not overloaded by other work (testsupport::machineIsQuiet).
 static void checkStalls(int stallMs, double busyMs, const char* what)
 {
+    if (kSanitizerBuild) {
+        qWarning("sanitizer build: GUI thread busy at most %.1f ms at once, stall monitor saw %d ms %s, not asserted",
+                 busyMs, stallMs, what);
+        return;
+    }
     QVERIFY2(busyMs < 50, qPrintable(QStringLiteral("GUI thread busy %1 ms at once %2").arg(busyMs).arg(QLatin1String(what))));
-    if (machineIsQuiet())
+    if (testsupport::machineIsQuiet())
         QVERIFY2(stallMs < 50, qPrintable(QStringLiteral("GUI thread stalled %1 ms %2").arg(stallMs).arg(QLatin1String(what))));
     else
         qWarning("machine overloaded: stall monitor saw %d ms %s (GUI thread busy at most %.1f ms), not asserted",
