@@ -5,10 +5,13 @@
 # ctest with the sanitizer options and suppressions of tests/sanitizers/.
 # Extra arguments go to ctest (say -R '^tst_shell$' for one test).
 #
-# Each sanitizer report is written to a file under build/<mode>/sanitizer-logs
-# (log_path), so a report from a child process (the CLI or GUI a test starts,
-# whose stderr the test captures) is not lost: the run fails when ctest fails
-# or when that folder holds any report, and prints the reports.
+# A sanitizer report makes the process exit 23, so a test sees a child (the
+# CLI or GUI it starts) that was stopped by one as an unexpected exit status.
+# ASan and LeakSanitizer reports also go to files under
+# build/<mode>/sanitizer-logs (log_path), where a child's report is not lost
+# in stderr the test captured; GCC 12's UBSan inside an ASan build ignores
+# log_path and prints to stderr. The run fails when ctest fails or when that
+# folder holds any report, and prints the reports.
 #
 # Environment: CACHESCOPE_JOBS (default 2) build and ctest jobs,
 # CACHESCOPE_NICE (default 10) niceness of the build and the run.
@@ -30,9 +33,9 @@ asan)
     # LeakSanitizer on; halt on the first UBSan report is the preset's
     # -fno-sanitize-recover=undefined. lsan.supp names only frames of
     # uninstrumented system libraries.
-    export ASAN_OPTIONS="detect_leaks=1:log_path=$logs/asan"
+    export ASAN_OPTIONS="detect_leaks=1:exitcode=23:log_path=$logs/asan"
     export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
-    export UBSAN_OPTIONS="print_stacktrace=1:log_path=$logs/ubsan"
+    export UBSAN_OPTIONS="print_stacktrace=1:exitcode=23"
     ;;
 *)
     echo "usage: bash scripts/sanitizers.sh asan [ctest arguments...]" >&2
