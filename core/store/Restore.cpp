@@ -60,18 +60,9 @@ struct DecodeWindow {
 Sink sequentialFileSink(int fd, uint64_t& filePos)
 {
     return [fd, &filePos](const void* data, size_t size) {
-        const char* p = static_cast<const char*>(data);
-        while (size > 0) {
-            const ssize_t k = ::pwrite(fd, p, size, off_t(filePos));
-            if (k < 0) {
-                if (errno == EINTR)
-                    continue;
-                failErrno("restore output", "write failed");
-            }
-            p += k;
-            size -= size_t(k);
-            filePos += uint64_t(k);
-        }
+        if (!pwriteAll(fd, data, size, filePos))
+            failErrno("restore output", "write failed");
+        filePos += size;
     };
 }
 
@@ -113,19 +104,10 @@ void Store::Impl::restoreMerged(const EntryRow& e, int fd, const Sink* sink, uin
     // file would only queue on the kernel's inode lock (see SerialWrites).
     SerialWrites writes(
         window,
-        [fd, &outName](const char* p, size_t left, uint64_t at) {
-            while (left > 0) {
-                const ssize_t k = ::pwrite(fd, p, left, off_t(at));
-                if (k < 0) {
-                    if (errno == EINTR)
-                        continue;
-                    failErrno(outName, "write of " + std::to_string(left) + " bytes at offset " + std::to_string(at)
-                                           + " failed");
-                }
-                p += k;
-                left -= size_t(k);
-                at += uint64_t(k);
-            }
+        [fd, &outName](const char* p, size_t size, uint64_t at) {
+            if (!pwriteAll(fd, p, size, at))
+                failErrno(outName, "write of " + std::to_string(size) + " bytes at offset " + std::to_string(at)
+                                       + " failed");
         },
         markDone);
     size_t nextSubmit = 0;

@@ -102,20 +102,27 @@ void File::writeAll(const void* buf, size_t size)
     }
 }
 
-void File::writeAt(const void* buf, size_t size, uint64_t offset)
+bool pwriteAll(int fd, const void* buf, size_t size, uint64_t offset)
 {
     const auto* p = static_cast<const char*>(buf);
     while (size > 0) {
-        const ssize_t n = ::pwrite(fd_, p, size, off_t(offset));
+        const ssize_t n = ::pwrite(fd, p, size, off_t(offset));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            failErrno(path_ + " at offset " + std::to_string(offset), "write failed");
+            return false;
         }
         p += n;
         size -= size_t(n);
         offset += uint64_t(n);
     }
+    return true;
+}
+
+void File::writeAt(const void* buf, size_t size, uint64_t offset)
+{
+    if (!pwriteAll(fd_, buf, size, offset))
+        failErrno(path_ + " at offset " + std::to_string(offset), "write failed");
 }
 
 void File::truncate(uint64_t size)

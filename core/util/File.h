@@ -50,6 +50,10 @@ private:
     std::string path_;
 };
 
+// pwrite(2) of all size bytes at offset, retrying short writes and EINTR.
+// false with errno set when a write fails (the caller names the file).
+bool pwriteAll(int fd, const void* buf, size_t size, uint64_t offset);
+
 void syncDirectory(const std::string& dir);
 std::string readWholeFile(const std::string& path, size_t maxSize);
 
