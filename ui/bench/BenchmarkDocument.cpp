@@ -28,11 +28,13 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <iterator>
+
 namespace ui {
 
 namespace {
 constexpr int kLiveIntervalMs = 33;            // at most ~30 replots a second
-constexpr size_t kMaxSamplesPerTick = 50000;   // bounds the GUI thread's work per tick
 QString q(const std::string& s) { return QString::fromStdString(s); }
 }
 
@@ -326,12 +328,10 @@ void BenchmarkDocument::drainLive()
     std::vector<cs::Sample> batch;
     {
         std::lock_guard lock(queue_->mutex);
-        if (queue_->samples.size() <= kMaxSamplesPerTick) {
-            batch.swap(queue_->samples);
-        } else {
-            batch.assign(queue_->samples.begin(), queue_->samples.begin() + kMaxSamplesPerTick);
-            queue_->samples.erase(queue_->samples.begin(), queue_->samples.begin() + kMaxSamplesPerTick);
-        }
+        auto& queued = queue_->samples;
+        const size_t n = std::min(queued.size(), kMaxLiveSamplesPerTick);
+        batch.assign(std::make_move_iterator(queued.begin()), std::make_move_iterator(queued.begin() + std::ptrdiff_t(n)));
+        queued.erase(queued.begin(), queued.begin() + std::ptrdiff_t(n));
     }
     if (!batch.empty()) {
         plot_->append(batch);

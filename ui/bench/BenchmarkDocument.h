@@ -14,6 +14,7 @@
 
 #include <QWidget>
 
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -76,6 +77,9 @@ public:
     // Feeds samples as if a scenario produced them (any thread); the live
     // timer draws them. For the view's own stress test.
     void injectLiveSamples(const std::vector<cs::Sample>& samples);
+    // The live timer hands the plot at most this many samples a tick, so a
+    // burst is drawn over several ticks and the event loop runs in between.
+    static constexpr size_t kMaxLiveSamplesPerTick = 50000;
 
 Q_SIGNALS:
     // A run finished (done, failed or cancelled) and is in the history (id > 0).
@@ -84,7 +88,7 @@ Q_SIGNALS:
 private:
     struct Queue {
         std::mutex mutex;
-        std::vector<cs::Sample> samples;
+        std::deque<cs::Sample> samples;   // a tick takes from the front in O(taken)
     };
     void buildForm();
     void drainLive();
