@@ -6,7 +6,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
 #include <string>
@@ -43,12 +46,34 @@ public:
         for (auto& s : storage)
             argv.push_back(s.data());
         argv.push_back(nullptr);
+        // The environment with TERM=xterm, made before the fork: between
+        // fork and exec the child of a threaded test may only make
+        // async-signal-safe calls (setenv can deadlock on malloc's lock).
+        std::vector<std::string> envStorage{"TERM=xterm"};
+        for (char** e = environ; *e; ++e)
+            if (std::strncmp(*e, "TERM=", 5) != 0)
+                envStorage.emplace_back(*e);
+        std::vector<char*> envp;
+        for (auto& s : envStorage)
+            envp.push_back(s.data());
+        envp.push_back(nullptr);
+        // A close-on-exec pipe tells when the exec has happened: until then
+        // the child is a copy of the test and has its signal handlers (QtTest
+        // catches SIGINT and SIGTERM), which waitForHandler would take for
+        // the CLI's.
+        int execed[2];
+        if (::pipe2(execed, O_CLOEXEC) != 0)
+            return;
         pid_ = ::forkpty(&master_, nullptr, nullptr, nullptr);
         if (pid_ == 0) {
-            ::setenv("TERM", "xterm", 1);
-            ::execv(argv[0], argv.data());
+            ::execve(argv[0], argv.data(), envp.data());
             ::_exit(127);
         }
+        ::close(execed[1]);
+        char byte;
+        while (pid_ > 0 && ::read(execed[0], &byte, 1) < 0 && errno == EINTR) {
+        }
+        ::close(execed[0]);
     }
     ~PtyProcess()
     {
