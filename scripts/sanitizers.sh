@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The whole ctest suite under a sanitizer preset, in one command:
-#   bash scripts/sanitizers.sh asan [ctest arguments...]
+#   bash scripts/sanitizers.sh asan|tsan [ctest arguments...]
 # configures the preset (CMakePresets.json), builds every target and runs
 # ctest with the sanitizer options and suppressions of tests/sanitizers/.
 # Extra arguments go to ctest (say -R '^tst_shell$' for one test).
 #
 # A sanitizer report makes the process exit 23, so a test sees a child (the
 # CLI or GUI it starts) that was stopped by one as an unexpected exit status.
-# ASan and LeakSanitizer reports also go to files under
+# ASan, LeakSanitizer and ThreadSanitizer reports also go to files under
 # build/<mode>/sanitizer-logs (log_path), where a child's report is not lost
 # in stderr the test captured; GCC 12's UBSan inside an ASan build ignores
 # log_path and prints to stderr. The run fails when ctest fails or when that
@@ -37,8 +37,16 @@ asan)
     export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS="print_stacktrace=1:exitcode=23"
     ;;
+tsan)
+    # Every race of a process is reported (halt_on_error=0) and the process
+    # still exits 23 at the end; die_after_fork stays on: the tests start
+    # their children by fork under TSan (tests/sanitizers/TsanCloneAsFork.cpp).
+    # tsan.supp names only frames of the distribution's Qt, which is not
+    # built with TSan, each with its reason.
+    export TSAN_OPTIONS="exitcode=23:halt_on_error=0:second_deadlock_stack=1:log_path=$logs/tsan:suppressions=$supp/tsan.supp"
+    ;;
 *)
-    echo "usage: bash scripts/sanitizers.sh asan [ctest arguments...]" >&2
+    echo "usage: bash scripts/sanitizers.sh asan|tsan [ctest arguments...]" >&2
     exit 2
     ;;
 esac
