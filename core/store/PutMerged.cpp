@@ -68,13 +68,7 @@ PutResult Store::Impl::mergeFile(const File& in, uint64_t size, const std::strin
                 // must never be taken for a stale one of the new id (set
                 // aside before the commit, it would be lost with a rollback).
                 const double now = nowSeconds();
-                catalog->prepare("INSERT INTO entries(key, version, scope, state, created) VALUES(?1, ?2, ?3, 'uploading', ?4)")
-                    .bindText(1, key)
-                    .bindText(2, version)
-                    .bindText(3, scope)
-                    .bind(4, now)
-                    .run();
-                id = catalog->lastInsertId();
+                id = insertUpload(key, version, scope, now);
                 setAside = setAsideStaleParts(id);
                 replaced = deleteReplaced(key, version, scope, id);
                 catalog

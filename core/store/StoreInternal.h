@@ -45,6 +45,14 @@ struct Store::Impl {
     std::string partsDir(int64_t id) const { return layout->partsPath(id); }
     std::string partPath(int64_t id, uint32_t index) const { return layout->partPath(id, index); }
     void removeParts(int64_t id) const;
+    // In the caller's write transaction: inserts an 'uploading' row and
+    // returns its id, above every id this store has handed out (meta
+    // 'last_entry_id'). SQLite alone gives a deleted last row's id to the next
+    // insert, and evict, replace and repair remove the parts folder of the
+    // rows they deleted after their commit: a new upload under that id lost
+    // the folder it was writing (two writers, tst_gc_store_faults).
+    int64_t insertUpload(const std::string& key, const std::string& version, const std::string& scope,
+                         double created) const;
 
     std::optional<EntryRow> entry(int64_t id) const;
     std::vector<PartInfo> partRows(int64_t id) const;   // from the catalog (sizes), present not checked

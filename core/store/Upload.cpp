@@ -48,16 +48,28 @@ int64_t Store::reserve(const std::string& key, const std::string& version, const
     checkKey(version, "version");
     checkKey(scope, "scope");
     Transaction tx(*d->catalog, Transaction::Immediate);
-    d->catalog->prepare("INSERT INTO entries(key, version, scope, state, created) VALUES(?1, ?2, ?3, 'uploading', ?4)")
-        .bindText(1, key)
-        .bindText(2, version)
-        .bindText(3, scope)
-        .bind(4, nowSeconds())
-        .run();
-    const int64_t id = d->catalog->lastInsertId();
+    const int64_t id = d->insertUpload(key, version, scope, nowSeconds());
     const std::string setAside = d->setAsideStaleParts(id);
     tx.commit();
     d->dropSetAside(setAside);
+    return id;
+}
+
+int64_t Store::Impl::insertUpload(const std::string& key, const std::string& version, const std::string& scope,
+                                  double created) const
+{
+    auto last = catalog->prepare(
+        "SELECT max(coalesce((SELECT max(id) FROM entries), 0), "
+        "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key='last_entry_id'), 0))");
+    const int64_t id = (last.step() ? last.i64(0) : 0) + 1;
+    catalog->prepare("INSERT INTO entries(id, key, version, scope, state, created) VALUES(?1, ?2, ?3, ?4, 'uploading', ?5)")
+        .bind(1, id)
+        .bindText(2, key)
+        .bindText(3, version)
+        .bindText(4, scope)
+        .bind(5, created)
+        .run();
+    catalog->prepare("INSERT OR REPLACE INTO meta(key, value) VALUES('last_entry_id', ?1)").bindText(1, std::to_string(id)).run();
     return id;
 }
 
