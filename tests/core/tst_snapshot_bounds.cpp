@@ -64,8 +64,16 @@ private slots:
         QCOMPARE(big.exitCode, 0);
         qInfo("peak RSS: 1 frame of 4 MiB %ld KiB; %d frames at --threads %d --memory 16MiB: %ld KiB", base.maxRssKiB,
               kFrames, kFrames, big.maxRssKiB);
-        // Unbounded, 24 threads held 24 x 4 MiB = 96 MiB.
-        QVERIFY2(big.maxRssKiB - base.maxRssKiB <= 16 * 1024,
+        // Unbounded, 24 threads held 24 x 4 MiB = 96 MiB. GCC 12's
+        // ThreadSanitizer keeps 4 shadow bytes per byte touched: in the tsan
+        // preset the frames in flight cost 5 times their size (44 MiB
+        // measured at --memory 16MiB; unbounded would be 480 MiB).
+#if defined(__SANITIZE_THREAD__)
+        constexpr long kTouchedFactor = 5;
+#else
+        constexpr long kTouchedFactor = 1;
+#endif
+        QVERIFY2(big.maxRssKiB - base.maxRssKiB <= 16 * 1024 * kTouchedFactor,
                  qPrintable(QStringLiteral("%1 KiB above one frame").arg(big.maxRssKiB - base.maxRssKiB)));
         QCOMPARE(QFileInfo(path(QStringLiteral("many.out"))).size(), kFrame * kFrames);
         QCOMPARE(sha256OfFile(path(QStringLiteral("many.out"))), zerosSha(kFrame * kFrames));
