@@ -21,6 +21,9 @@
 // place once its bytes are written and their SHA-256 matched): polled every
 // millisecond. The tools run alternately within each repetition (the order
 // rotates); medians of the repetitions and the ratios are printed.
+// Every restored file (and every `cat` and `zstd -d` output) is checked
+// against the source's SHA-256 by the stock `sha256sum` after its run,
+// outside the timing; a put or merge is checked by a `store get` after it.
 //
 // --priority fifo runs every measured command under SCHED_FIFO (and this
 // program above it while it waits, so its timing is not starved): on a
@@ -35,6 +38,7 @@
 #include "core/store/Store.h"
 #include "core/util/Error.h"
 #include "FifoPriority.h"
+#include "Sha256Check.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -68,6 +72,7 @@ namespace {
 constexpr size_t kPart = 1 << 20;
 std::string selfPath;
 bool fifoPriority = false;
+int checkedOutputs = 0;
 
 // Build-cache-like bytes, written 1 MiB at a time (the parent stays small):
 // "text" = words, with a random 4 KiB stretch for 1 in 64 WORDS, so ~90 % of
@@ -245,6 +250,14 @@ std::vector<std::string> partPaths(const std::string& storeDir, int64_t id, size
     return v;
 }
 
+// Throws unless path holds the bytes whose SHA-256 is digest (sha256sum).
+void checkSame(const std::string& digest, const std::string& path, const std::string& what)
+{
+    if (!bench::sameSha256(digest, path))
+        throw cs::Error(what + ": " + path + " differs from its source (SHA-256)");
+    ++checkedOutputs;
+}
+
 struct Series {
     std::map<std::string, std::vector<Run>> runs;
     std::vector<std::string> order;
@@ -286,6 +299,7 @@ void single(const std::string& base, size_t mib, int reps, bool half)
 {
     const std::string raw = base + "/entry.bin";
     makeEntry(nullptr, {}, raw, mib, 1, half);
+    const std::string digest = bench::sha256sum(raw);
     Series s;
     for (int rep = 0; rep < reps; ++rep) {
         const std::string storeDir = base + "/store";
@@ -301,6 +315,7 @@ void single(const std::string& base, size_t mib, int reps, bool half)
         for (const auto& p : partPaths(storeDir, id, mib))
             catArgs.push_back(p);
         s.add("cat PARTS > OUT", spawnAndWait(catArgs, out));
+        checkSame(digest, out, "cat");
         fs::remove(out);
         auto runZstd = [&] {
             s.add("zstd -3 -T2 FILE", spawnAndWait({zstd, "-q", "-f", "-3", "-T2", raw, "-o", out + ".zst"}));
@@ -309,6 +324,7 @@ void single(const std::string& base, size_t mib, int reps, bool half)
         auto runOurs = [&] {
             s.add("store get (first restore: stream + merge)",
                   spawnAndWait({cli, "store", "get", storeDir, "single", out}, {}, {out}));
+            checkSame(digest, out, "first restore");
             fs::remove(out);
         };
         if (rep % 2) {
@@ -329,8 +345,14 @@ void put(const std::string& base, size_t mib, int reps, bool half)
 {
     const std::string raw = base + "/entry.bin";
     makeEntry(nullptr, {}, raw, mib, 1, half);
+    const std::string digest = bench::sha256sum(raw), out = base + "/out.bin";
     Series s;
     const std::string storeDir = base + "/store";
+    auto checkStored = [&](const std::string& what) {
+        spawnAndWait({cli, "store", "get", storeDir, "k", out, "-q"});
+        checkSame(digest, out, what);
+        fs::remove(out);
+    };
     for (int rep = 0; rep < reps; ++rep) {
         auto runZstd = [&] {
             s.add("zstd -3 -T2 FILE", spawnAndWait({zstd, "-q", "-f", "-3", "-T2", raw, "-o", raw + ".zst"}));
@@ -340,6 +362,7 @@ void put(const std::string& base, size_t mib, int reps, bool half)
             fs::remove_all(storeDir);
             Store::init(storeDir);
             s.add("store put FILE (one pass, no parts)", spawnAndWait({cli, "store", "put", storeDir, "k", raw}));
+            checkStored("store get after store put");
         };
         auto runMerge = [&] {
             fs::remove_all(storeDir);
@@ -350,6 +373,7 @@ void put(const std::string& base, size_t mib, int reps, bool half)
                 store->putFile("k", raw, job, {}, {}, kPart, 2);
             }
             s.add("store merge (of an unmerged entry)", spawnAndWait({cli, "store", "merge", storeDir, "k"}));
+            checkStored("store get after store merge");
         };
         const std::vector<std::function<void()>> fns = {runZstd, runPut, runMerge};
         for (int i = 0; i < 3; ++i)
@@ -366,6 +390,7 @@ void warm(const std::string& base, size_t mib, int reps, bool half)
 {
     const std::string raw = base + "/entry.bin", zst = base + "/entry.bin.zst", out = base + "/out.bin";
     makeEntry(nullptr, {}, raw, mib, 1, half);
+    const std::string digest = bench::sha256sum(raw);
     spawnAndWait({zstd, "-q", "-f", "-3", raw, "-o", zst});
     const double zstdRatio = double(fs::file_size(raw)) / double(fs::file_size(zst));
     const std::string storeDir = base + "/store";
@@ -377,15 +402,18 @@ void warm(const std::string& base, size_t mib, int reps, bool half)
     for (int rep = 0; rep < reps; ++rep) {
         auto runZstd = [&] {
             s.add("zstd -d FILE.zst -o OUT", spawnAndWait({zstd, "-q", "-f", "-d", zst, "-o", out}));
+            checkSame(digest, out, "zstd -d");
             fs::remove(out);
         };
         auto runOurs = [&] {
             s.add("store get (warm)", spawnAndWait({cli, "store", "get", storeDir, "k", out, "-q"}));
+            checkSame(digest, out, "warm restore");
             fs::remove(out);
         };
         auto runVerify = [&] {
             s.add("store get --verify (warm, chunk SHA-256s)",
                   spawnAndWait({cli, "store", "get", storeDir, "k", out, "-q", "--verify"}));
+            checkSame(digest, out, "warm restore --verify");
             fs::remove(out);
         };
         const std::vector<std::function<void()>> fns = {runZstd, runOurs, runVerify};
@@ -437,10 +465,11 @@ int concurrentChild(const std::string& storeDir, const std::string& outDir, cons
 void concurrent(const std::string& base, int n, int reps, bool half)
 {
     const size_t parts = 96;
-    std::vector<std::string> raws;
+    std::vector<std::string> raws, digests;
     for (int i = 0; i < n; ++i) {
         raws.push_back(base + "/raw" + std::to_string(i));
         makeEntry(nullptr, {}, raws.back(), parts, uint64_t(i) + 1, half);
+        digests.push_back(bench::sha256sum(raws.back()));
     }
     Series s;
     const std::string storeDir = base + "/store", outDir = base + "/out";
@@ -455,11 +484,17 @@ void concurrent(const std::string& base, int n, int reps, bool half)
                 ids.push_back(makeEntry(store.get(), "c" + std::to_string(i), {}, parts, uint64_t(i) + 1, half));
         }
         std::string script;
-        for (int i = 0; i < n; ++i)
-            script += "cat " + storeDir + "/parts/" + std::to_string(ids[size_t(i)]) + "/* > " + outDir + "/cat" +
-                      std::to_string(i) + " & ";
+        // The parts in their order (a shell glob would put 10 before 2).
+        for (int i = 0; i < n; ++i) {
+            script += "cat";
+            for (const auto& p : partPaths(storeDir, ids[size_t(i)], parts))
+                script += " " + p;
+            script += " > " + outDir + "/cat" + std::to_string(i) + " & ";
+        }
         script += "wait";
         s.add("N concurrent cat PARTS > OUT", spawnAndWait({"/bin/sh", "-c", script}));
+        for (int i = 0; i < n; ++i)
+            checkSame(digests[size_t(i)], outDir + "/cat" + std::to_string(i), "cat");
         fs::remove_all(outDir);
         fs::create_directories(outDir);
         auto runZstd = [&] {
@@ -477,6 +512,8 @@ void concurrent(const std::string& base, int n, int reps, bool half)
                 watch.push_back(outDir + "/" + std::to_string(i));
             }
             s.add("N first restores in one process", spawnAndWait({selfPath, "--child", storeDir, outDir, list}, {}, watch));
+            for (int i = 0; i < n; ++i)
+                checkSame(digests[size_t(i)], watch[size_t(i)], "concurrent first restore");
             fs::remove_all(outDir);
             fs::create_directories(outDir);
         };
@@ -540,6 +577,7 @@ int main(int argc, char** argv)
         if (only.find("warm") != std::string::npos)
             warm(base, mib, reps, half);
         fs::remove_all(base);
+        std::printf("\n%d outputs matched their source's SHA-256 (sha256sum)\n", checkedOutputs);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_merge: %s\n", e.what());
         return 1;

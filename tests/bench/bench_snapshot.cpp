@@ -11,6 +11,8 @@
 //    at 8 MiB chunks, and of `cachescope-cli --version` as the baseline.
 // Every figure is the median of N runs (default 5), each a child process;
 // the commands of a group run interleaved (A B C A B C ...).
+// The last run's output of every decoder is checked against the input's
+// SHA-256 by the stock `sha256sum`, outside the timing.
 // Files go to /dev/shm/cachescope-bench when /dev/shm is there (tmpfs: the
 // figures measure the tools, not the writeback of a disk shared with other
 // work), else /tmp/cachescope-bench; --dir picks another folder.
@@ -20,6 +22,7 @@
 //
 // usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB] [--only write,decode,memory] [--priority normal|fifo]
 #include "FifoPriority.h"
+#include "Sha256Check.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -291,6 +294,13 @@ int main(int argc, char** argv)
             commands.push_back({"pzstd -d -p 2 (of pzstd's own file)", {pzstd, "-d", "-p", "2", "-q", "-f", pz, "-o", outP}, outP});
         const auto d = measureInterleaved(commands, runs);
         const Series &dz = d[0], &d1 = d[1], &d2 = d[2];
+        const std::string digest = bench::sha256sum(input);
+        for (const auto& c : commands)
+            if (!bench::sameSha256(digest, c.removeBefore)) {
+                std::fprintf(stderr, "%s: %s differs from the input (SHA-256)\n", c.label.c_str(), c.removeBefore.c_str());
+                return 1;
+            }
+        std::printf("  every decoder's output matched the input's SHA-256 (sha256sum)\n");
         ::unlink(out1.c_str());
         ::unlink(out2.c_str());
         ::unlink(outP.c_str());
