@@ -31,4 +31,30 @@ inline bool parentUnderFifo()
     return ::sched_setscheduler(0, SCHED_FIFO, &self) == 0;
 }
 
+// While it lives (when `on`), the calling process runs under SCHED_FIFO at
+// the children's priority, so that what it forks (QProcess, sh -c) inherits
+// it; back to SCHED_OTHER after. For programs that cannot set a spawn
+// attribute per child. ok() is false without the right.
+class FifoScope {
+public:
+    explicit FifoScope(bool on) : on_(on)
+    {
+        sched_param p{};
+        p.sched_priority = kFifoChildPriority;
+        ok_ = !on_ || ::sched_setscheduler(0, SCHED_FIFO, &p) == 0;
+    }
+    ~FifoScope()
+    {
+        sched_param p{};
+        if (on_ && ok_)
+            ::sched_setscheduler(0, SCHED_OTHER, &p);
+    }
+    FifoScope(const FifoScope&) = delete;
+    FifoScope& operator=(const FifoScope&) = delete;
+    bool ok() const { return ok_; }
+
+private:
+    bool on_ = false, ok_ = true;
+};
+
 } // namespace bench

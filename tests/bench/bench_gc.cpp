@@ -6,9 +6,12 @@
 // bytes), and the GC wall time against `cp` of the live bytes (the new
 // prefix) in the same runs, and against the walk alone (a dry run).
 //
-//   bench_gc [OBJECTS ...] [--dir DIR] [--reps N]
+//   bench_gc [OBJECTS ...] [--dir DIR] [--reps N] [--priority normal|fifo]
 //     (default 100000 1000000, DIR under /tmp, 5 runs per size, each from a
 //     copy of the same pack after a sync; medians reported)
+//   --priority fifo: the repetitions (the GC children, cp, sync) run under
+//     SCHED_FIFO, inherited from this process while they run (FifoPriority.h);
+//     the pack is built at normal priority.
 //   BENCH_GC_BLOCK_KIB=N sets the block the walk copies live objects through.
 //   --keep leaves DIR/gc-N with the pack before the GC (pack.before) and the
 //   roots, to profile one GC on its own:
@@ -18,6 +21,7 @@
 #include "core/pack/Pack.h"
 #include "core/util/File.h"
 #include "core/util/Sha256.h"
+#include "FifoPriority.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -30,6 +34,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sys/resource.h>
 #include <random>
@@ -176,6 +181,7 @@ Timing timeCommand(const QString& program, const QStringList& args)
 }
 
 bool keepDirs = false;
+bool fifoPriority = false;
 int reps = 5;
 
 double median(std::vector<double> v)
@@ -265,6 +271,11 @@ void runOne(const QString& base, uint64_t objects)
         return t;
     };
     for (int rep = 0; rep < reps; ++rep) {
+        const bench::FifoScope fifo(fifoPriority);
+        if (!fifo.ok()) {
+            std::fprintf(stderr, "bench_gc: --priority fifo: cannot use SCHED_FIFO (needs root or CAP_SYS_NICE)\n");
+            std::exit(2);
+        }
         walkOnly.push_back(stepOf(runChild("--child-dry", dir + "/roots.bin", true), "traverse")["wall_s"].toDouble());
         runs.push_back(runChild("--child", dir + "/roots.bin", true));
         const Timing cp = timeCp(runs.back(), false);
@@ -291,10 +302,13 @@ void runOne(const QString& base, uint64_t objects)
     for (const auto& [w, i] : byWall)
         gcWalls.push_back(w);
     qint64 rssOpen = 0, rssTraverse = 0;
+    double load[3] = {0, 0, 0};
+    getloadavg(load, 3);
     std::printf("\n== %llu objects (%llu entries, %llu kept; %llu chunks incl. %d shared), pack built in %.2f s;"
-                " median of %d runs ==\n",
+                " median of %d runs; priority %s; load average %.2f %.2f %.2f ==\n",
                 (unsigned long long)objects, (unsigned long long)roots.size(), (unsigned long long)keptRoots,
-                (unsigned long long)chunks, kSharedPool, buildS, reps);
+                (unsigned long long)chunks, kSharedPool, buildS, reps, fifoPriority ? "SCHED_FIFO" : "normal", load[0],
+                load[1], load[2]);
     std::printf("%-14s %8s %8s %8s %11s %8s %6s %8s %8s %7s %7s\n", "step", "wall s", "user s", "sys s", "maxrss KiB",
                 "minflt", "majflt", "inblock", "oublock", "nvcsw", "nivcsw");
     for (const auto& v : steps) {
@@ -358,6 +372,8 @@ int main(int argc, char** argv)
             keepDirs = true;
         else if (args[i] == "--reps" && i + 1 < args.size())
             reps = std::max(1, args[++i].toInt());
+        else if (args[i] == "--priority" && i + 1 < args.size() && (args[i + 1] == "fifo" || args[i + 1] == "normal"))
+            fifoPriority = args[++i] == "fifo";
         else
             counts.push_back(args[i].toULongLong());
     }

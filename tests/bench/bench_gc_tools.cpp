@@ -16,9 +16,17 @@
 // (repository and cache), after a `sync`. Every measured command is a fresh
 // process: wall from spawn to exit, cpu and peak RSS from wait4; bytes
 // reclaimed = the folder's size before - after. Medians of the repetitions.
+// After the last repetition every kept entry is restored from our collected
+// store (`store get`) and checked against its file's SHA-256 (sha256sum).
 //
-//   bench_gc_tools [--dir DIR] [--entries 150] [--mib 8] [--reps 5]
+// --priority fifo runs the measured commands (the three collections and the
+// cp + sync) under SCHED_FIFO, as bench_merge does (FifoPriority.h); the
+// stores are built at normal priority. The default --dir is per process.
+//
+//   bench_gc_tools [--dir DIR] [--entries 150] [--mib 8] [--reps 5] [--priority normal|fifo]
 #include "core/util/Error.h"
+#include "FifoPriority.h"
+#include "Sha256Check.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -47,14 +55,17 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+bool fifoPriority = false;
+
 struct Run {
     double wall = 0, cpu = 0, rssMiB = 0, reclaimedMiB = 0;
 };
 
 // Runs argv with extra environment variables; stdout to outPath (or
-// /dev/null). Throws when it fails.
+// /dev/null); under SCHED_FIFO when measured and --priority fifo. Throws
+// when it fails.
 Run spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
-          const std::string& outPath = {})
+          const std::string& outPath = {}, bool measured = false)
 {
     std::vector<char*> args;
     for (const auto& a : argv)
@@ -72,16 +83,30 @@ Run spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, outPath.empty() ? "/dev/null" : outPath.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    const bool fifo = fifoPriority && measured;
+    if (fifo) {
+        bench::spawnUnderFifo(attr);
+        if (!bench::parentUnderFifo())
+            throw cs::Error("--priority fifo: cannot use SCHED_FIFO (needs root or CAP_SYS_NICE)");
+    }
     pid_t pid = 0;
     const auto t0 = Clock::now();
-    if (posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), envp.data()) != 0)
-        throw cs::Error("cannot start " + argv[0]);
+    const int spawned = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (spawned != 0)
+        throw cs::Error("cannot start " + argv[0]);
     int status = 0;
     struct rusage ru {};
     ::wait4(pid, &status, 0, &ru);
     Run r;
     r.wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (fifo) {
+        sched_param normal{};
+        ::sched_setscheduler(0, SCHED_OTHER, &normal);
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         std::string cmd;
         for (const auto& a : argv)
@@ -167,7 +192,7 @@ std::string resticSnapshotId(const std::string& jsonOut)
 
 int main(int argc, char** argv)
 {
-    std::string base = "/dev/shm/cachescope-bench-gc-tools";
+    std::string base = "/dev/shm/cachescope-bench-gc-tools-" + std::to_string(::getpid());
     int entries = 150, reps = 5;
     size_t mib = 8;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -176,8 +201,9 @@ int main(int argc, char** argv)
         else if (a == "--entries") entries = std::max(2, std::atoi(v.c_str()));
         else if (a == "--mib") mib = size_t(std::max(1, std::atoi(v.c_str())));
         else if (a == "--reps") reps = std::max(1, std::atoi(v.c_str()));
+        else if (a == "--priority" && (v == "fifo" || v == "normal")) fifoPriority = v == "fifo";
         else {
-            std::fprintf(stderr, "usage: bench_gc_tools [--dir DIR] [--entries 150] [--mib 8] [--reps 5]\n");
+            std::fprintf(stderr, "usage: bench_gc_tools [--dir DIR] [--entries 150] [--mib 8] [--reps 5] [--priority normal|fifo]\n");
             return 2;
         }
     }
@@ -193,7 +219,7 @@ int main(int argc, char** argv)
         for (const std::string d : {"restic-cache", "borg-cache", "borg-config", "borg-security"})
             fs::create_directories(base + "/" + d);
         std::printf("bench_gc_tools: %d entries of %zu MiB (half text, half random), every odd one forgotten; "
-                    "files in %s\n", entries, mib, base.c_str());
+                    "files in %s; priority %s\n", entries, mib, base.c_str(), fifoPriority ? "SCHED_FIFO" : "normal");
         std::fflush(stdout);
         std::vector<std::string> files;
         for (int i = 0; i < entries; ++i) {
@@ -248,7 +274,7 @@ int main(int argc, char** argv)
             auto measure = [&](const std::string& name, const std::string& dir, const std::vector<std::string>& cmd,
                                const std::vector<std::string>& env) {
                 const uint64_t before = folderBytes(dir);
-                Run r = spawn(cmd, env);
+                Run r = spawn(cmd, env, {}, true);
                 const uint64_t after = folderBytes(dir);
                 r.reclaimedMiB = (double(before) - double(after)) / double(1 << 20);
                 runs[name].push_back(r);
@@ -272,12 +298,22 @@ int main(int argc, char** argv)
             const std::string copy = base + "/live-copy";
             fs::remove(copy);
             spawn({"sync"});
-            Run r = spawn({"sh", "-c", "cp '" + prefix + "' '" + copy + "' && sync '" + copy + "'"});
+            Run r = spawn({"sh", "-c", "cp '" + prefix + "' '" + copy + "' && sync '" + copy + "'"}, {}, {}, true);
             r.reclaimedMiB = 0;
             runs["cp + sync of the live bytes"].push_back(r);
             sizeAfter["cp + sync of the live bytes"] = fs::file_size(copy);
             fs::remove(copy);
         }
+        // Every kept entry of our collected store, byte for byte.
+        const std::string restored = base + "/restored";
+        for (int i = 0; i < entries; i += 2) {
+            spawn({cli, "store", "get", store, entryName(i), restored, "-q"});
+            if (!bench::sameSha256(bench::sha256sum(files[size_t(i)]), restored))
+                throw cs::Error("after store gc, entry " + entryName(i) + " differs from its file (SHA-256)");
+            fs::remove(restored);
+        }
+        std::printf("\nafter the last store gc, the %d kept entries matched their files' SHA-256 (sha256sum)\n",
+                    (entries + 1) / 2);
         std::printf("\nload average %s; medians of %d\n", loadavg().c_str(), reps);
         std::printf("  %-30s %8s %8s %10s %12s %12s %12s %8s\n", "", "wall s", "cpu s", "peak RSS", "before MiB",
                     "after MiB", "reclaimed", "vs cp");
