@@ -4,9 +4,7 @@
 
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
-#include "core/util/File.h"
-
-#include <sys/stat.h>
+#include "core/util/InputFile.h"
 
 namespace cs {
 
@@ -23,14 +21,9 @@ FrameScanTotals scan(const std::string& path, const FrameScanOptions& options, J
 {
     FrameScanTotals totals;
     // Headers are read at their offsets and the seek table from the tail: a
-    // pipe, FIFO or terminal has neither, and opening a FIFO would wait for
-    // a writer. Checked before opening, on what the path leads to.
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-        fail(path, S_ISDIR(st.st_mode) ? "is a folder, not a zstd file"
-                                       : "is not a regular file: frames reads headers at their offsets and needs a "
-                                         "seekable file (save the stream to a file first)");
-    const File file = File::openRead(path);
+    // pipe, FIFO or terminal has neither, and is refused without waiting for
+    // a writer (InputFile.h).
+    const File file = openSeekableInput(path, "frames reads headers at their offsets");
     const uint64_t fileSize = file.size();
     frames::WindowReader reader(file, fileSize);
     frames::ScanContext ctx{path, 0};

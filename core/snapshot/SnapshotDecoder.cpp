@@ -14,12 +14,11 @@
 
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
+#include "core/util/InputFile.h"
 #include "core/util/SerialWrites.h"
 
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
-
-#include <sys/stat.h>
 
 #include <atomic>
 #include <exception>
@@ -349,13 +348,9 @@ SnapshotRestoreResult Decoder::run()
         fail(out_, "memory budget of " + std::to_string(options_.memoryBudget) + " bytes is below the "
                        + std::to_string(kMinRestoreMemoryBudget) + " minimum");
     SnapshotRestoreResult result;
-    in_ = File::openRead(snap_);
-    struct stat st {};
-    if (::fstat(in_.fd(), &st) != 0)
-        failErrno(snap_, "cannot stat");
-    if (!S_ISREG(st.st_mode))
-        fail(snap_, S_ISDIR(st.st_mode) ? "is a folder, not a snapshot" : "is not a regular file (restore reads frames at their offsets)");
-    fileSize_ = uint64_t(st.st_size);
+    // A pipe or FIFO is refused at once, never waited for (InputFile.h).
+    in_ = openSeekableInput(snap_, "restore reads frames at their offsets");
+    fileSize_ = in_.size();
     result.inputBytes = fileSize_;
 
     // Header pass first: a corrupt header anywhere fails before any output.

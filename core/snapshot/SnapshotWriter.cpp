@@ -11,10 +11,9 @@
 
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
+#include "core/util/InputFile.h"
 
 #include <zstd.h>
-
-#include <sys/stat.h>
 
 #include <atomic>
 #include <exception>
@@ -62,7 +61,7 @@ private:
     const SnapshotWriteOptions options_;
     Job& job_;
 
-    File in_;
+    InputFile in_;   // a stream (pipe, FIFO, -) is read in order, cancellably
     bool regular_ = false;
     uint64_t inputSize_ = 0;
     std::unique_ptr<SparseScan> sparse_;
@@ -218,7 +217,7 @@ void Writer::worker()
             } else {
                 if (!p.readDone) {
                     in.reserve(inCapacity_);
-                    const size_t got = in_.readSomeAt(in.data(), size_t(p.length), p.offset);
+                    const size_t got = in_.file().readSomeAt(in.data(), size_t(p.length), p.offset);
                     if (got != p.length)
                         failAt(src_, p.offset + got, "file got shorter while it was being read");
                 }
@@ -306,16 +305,13 @@ SnapshotWriteResult Writer::run()
                        + std::to_string(ZSTD_minCLevel()) + ".." + std::to_string(ZSTD_maxCLevel()));
 
     job_.beginStep("write snapshot", src_);
-    in_ = File::openRead(src_);
-    struct stat st {};
-    if (::fstat(in_.fd(), &st) != 0)
-        failErrno(src_, "cannot stat");
-    if (S_ISDIR(st.st_mode))
-        fail(src_, "is a folder, not a file");
-    regular_ = S_ISREG(st.st_mode);
-    inputSize_ = regular_ ? uint64_t(st.st_size) : 0;
+    // A FIFO with no writer yet opens at once; its first read waits, and a
+    // cancel (Ctrl-C) stops that wait (InputFile).
+    in_ = InputFile::open(src_, [this] { job_.checkCancel(); });
+    regular_ = in_.regular();
+    inputSize_ = in_.size();
     if (regular_)
-        sparse_ = std::make_unique<SparseScan>(in_.fd(), inputSize_, src_);
+        sparse_ = std::make_unique<SparseScan>(in_.file().fd(), inputSize_, src_);
     // Buffers no larger than the input needs (a 1-byte input gets tiny ones).
     const uint64_t pieceMax = regular_ ? std::max<uint64_t>(1, std::min(options_.chunk, inputSize_)) : options_.chunk;
     inCapacity_ = size_t(pieceMax);

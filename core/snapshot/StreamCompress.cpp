@@ -6,6 +6,7 @@
 
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
+#include "core/util/InputFile.h"
 
 #include <zstd.h>
 
@@ -17,7 +18,7 @@ StreamCompressResult compressStreamUnsized(const std::string& src, const std::st
     if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
         fail(out, "compression level " + std::to_string(level) + " is outside the zstd range");
     job.beginStep("compress stream", src);
-    File in = File::openRead(src);
+    InputFile in = InputFile::open(src, [&job] { job.checkCancel(); });
     const uint64_t total = in.size();
     OutputFile temp = OutputFile::open(out, [&job] { job.checkCancel(); });
     std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);

@@ -74,6 +74,7 @@
 
 namespace cs {
 class File;
+class InputFile;
 class Job;
 namespace pack { class Pack; }
 }
@@ -391,7 +392,7 @@ public:
 
 private:
     explicit Store(std::unique_ptr<Impl> impl);
-    EntryRow putStream(const std::string& key, File& in, Job& job, const std::string& version,
+    EntryRow putStream(const std::string& key, InputFile& in, Job& job, const std::string& version,
                        const std::string& scope, uint64_t partSize, uint64_t maxBytes);
     std::unique_ptr<Impl> d;
 };

@@ -6,14 +6,8 @@
 #include "core/util/Crc32c.h"
 #include "core/util/Error.h"
 #include "core/util/File.h"
+#include "core/util/InputFile.h"
 #include "core/util/Units.h"
-
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
@@ -236,79 +230,20 @@ void Store::abortUpload(int64_t id)
 
 namespace {
 
-bool isStdinName(const std::string& path)
-{
-    return path == "-" || path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0";
-}
-
-// A FIFO's open waits for a writer, and the kernel restarts that wait after
-// a Ctrl-C (the CLI's handler is installed with SA_RESTART), so it could
-// never be cancelled. Opened with O_NONBLOCK the open returns at once; the
-// flag is cleared again and the wait moves to readStream's poll, which sees
-// a cancel every 200 ms (Linux reports neither POLLIN nor POLLHUP on a FIFO
-// until a writer has come).
-File openInput(const std::string& path)
-{
-    if (!isStdinName(path)) {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0)
-            failErrno(path, "cannot open for reading");
-        File in = File::adopt(fd, path);
-        const int flags = ::fcntl(fd, F_GETFL);
-        if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
-            failErrno(path, "cannot switch to blocking reads");
-        return in;
-    }
-    const int fd = ::fcntl(0, F_DUPFD_CLOEXEC, 0);
-    if (fd < 0)
-        failErrno("standard input", "is not open");
-    return File::adopt(fd, "standard input");
-}
-
 [[noreturn]] void failTooLarge(const std::string& path, uint64_t maxBytes)
 {
     fail(path, "is larger than the " + formatSize(maxBytes) + " limit (--max-size); nothing was stored");
 }
 
-// The input of a put, open: a regular file's size checked against maxBytes
-// (unset or 0: no limit); a folder refused.
-struct Input {
-    File file;
-    bool regular = false;
-    uint64_t size = 0;   // regular files
-};
-
-Input openChecked(const std::string& path, std::optional<uint64_t> maxBytes)
+// The input of a put, open (InputFile: a FIFO without a writer waits in
+// readSome, where a cancel is seen, never in open): a regular file's size
+// checked against maxBytes (unset or 0: no limit).
+InputFile openChecked(const std::string& path, std::optional<uint64_t> maxBytes, Job& job)
 {
-    Input r{openInput(path)};
-    struct stat st {};
-    if (::fstat(r.file.fd(), &st) != 0)
-        failErrno(r.file.path(), "cannot stat");
-    if (S_ISDIR(st.st_mode))
-        fail(r.file.path(), "is a folder, not a file");
-    r.regular = S_ISREG(st.st_mode);
-    if (r.regular) {
-        r.size = uint64_t(st.st_size);
-        if (maxBytes.value_or(0) && r.size > *maxBytes)
-            failTooLarge(path, *maxBytes);
-    }
-    return r;
-}
-
-// Reads what the stream has (0 at its end), waking every 200 ms to see a
-// cancel: a pipe or terminal with no data would otherwise hold a Ctrl-C
-// until its next byte.
-size_t readStream(File& in, void* buf, size_t size, Job& job)
-{
-    for (;;) {
-        job.checkCancel();
-        pollfd p{in.fd(), POLLIN, 0};
-        const int r = ::poll(&p, 1, 200);
-        if (r < 0 && errno != EINTR)
-            failErrno(in.path(), "cannot wait for input");
-        if (r > 0)
-            return in.readSome(buf, size);   // data, or 0 at the end (POLLHUP)
-    }
+    InputFile in = InputFile::open(path, [&job] { job.checkCancel(); });
+    if (in.regular() && maxBytes.value_or(0) && in.size() > *maxBytes)
+        failTooLarge(path, *maxBytes);
+    return in;
 }
 
 void abortQuietly(Store& store, int64_t id)
@@ -323,7 +258,7 @@ void abortQuietly(Store& store, int64_t id)
 
 } // namespace
 
-EntryRow Store::putStream(const std::string& key, File& in, Job& job, const std::string& version,
+EntryRow Store::putStream(const std::string& key, InputFile& in, Job& job, const std::string& version,
                           const std::string& scope, uint64_t partSize, uint64_t maxBytes)
 {
     const int64_t id = reserve(key, version, scope);
@@ -336,7 +271,7 @@ EntryRow Store::putStream(const std::string& key, File& in, Job& job, const std:
         while (!end) {
             size_t filled = 0;
             while (filled < buf.size()) {
-                const size_t n = readStream(in, buf.data() + filled, buf.size() - filled, job);
+                const size_t n = in.readSome(buf.data() + filled, buf.size() - filled);
                 if (n == 0) {
                     end = true;
                     break;
@@ -369,14 +304,13 @@ EntryRow Store::putFile(const std::string& key, const std::string& path, Job& jo
 {
     if (partSize == 0 || partSize > kMaxPartBytes)
         throw Error("part size " + std::to_string(partSize) + " is outside 1 byte .. 256 MiB");
-    Input input = openChecked(path, maxBytesOption);
-    File& in = input.file;
+    InputFile in = openChecked(path, maxBytesOption, job);
     // What cannot seek, or tells no size (a pipe, FIFO, terminal, character
     // device): read in order. Its size would read as 0: storing that as an
     // empty entry lost the data (issue 9).
-    if (!input.regular)
+    if (!in.regular())
         return putStream(key, in, job, version, scope, partSize, maxBytesOption.value_or(kMaxStreamBytes));
-    const uint64_t size = input.size;
+    const uint64_t size = in.size();
     const uint64_t count64 = (size + partSize - 1) / partSize;
     if (count64 >= 100000000u)
         fail(path, "would need " + std::to_string(count64) + " parts; use a larger part size");
@@ -404,7 +338,7 @@ EntryRow Store::putFile(const std::string& key, const std::string& path, Job& jo
                     const uint64_t off = uint64_t(i) * partSize;
                     const size_t n = size_t(std::min<uint64_t>(partSize, size - off));
                     buf.resize(n);
-                    in.readAt(buf.data(), n, off);
+                    in.file().readAt(buf.data(), n, off);
                     writePart(id, i, buf.data(), n);
                     ++done;
                 } catch (...) {
@@ -450,10 +384,10 @@ PutResult Store::putMerged(const std::string& key, const std::string& path, Job&
     checkKey(key);
     checkKey(version, "version");
     checkKey(scope, "scope");
-    Input input = openChecked(path, maxBytes);
-    if (!input.regular)
-        fail(input.file.path(), "is not a regular file; a stream is put as parts (putFile), then merged");
-    return d->mergeFile(input.file, input.size, key, version, scope, job);
+    InputFile in = openChecked(path, maxBytes, job);
+    if (!in.regular())
+        fail(in.path(), "is not a regular file; a stream is put as parts (putFile), then merged");
+    return d->mergeFile(in.file(), in.size(), key, version, scope, job);
 }
 
 } // namespace cs::store

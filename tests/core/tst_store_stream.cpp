@@ -8,6 +8,7 @@
 // byte for byte: `store get ... -` to standard output, SHA-256 compared with
 // QCryptographicHash of the bytes sent.
 #include "common/ChildRss.h"
+#include "common/OutputTargets.h"
 #include "common/Pty.h"
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
@@ -30,14 +31,10 @@
 #include <atomic>
 #include <thread>
 
-namespace {
+using testsupport::FifoWriter;
+using testsupport::lstatOf;
 
-struct stat lstatOf(const QString& path)
-{
-    struct stat st {};
-    ::lstat(path.toLocal8Bit().constData(), &st);
-    return st;
-}
+namespace {
 
 // A character device node at path with the numbers of `model`.
 bool makeDeviceLike(const char* model, const QString& path)
@@ -47,66 +44,6 @@ bool makeDeviceLike(const char* model, const QString& path)
         return false;
     return ::mknod(path.toLocal8Bit().constData(), S_IFCHR | 0666, st.st_rdev) == 0;
 }
-
-// Writes data (or the file at sourcePath, 1 MiB at a time, so this process
-// does not hold it) into a FIFO once a reader has it open; gives up after
-// 60 s without a reader (the test then fails on the CLI's result, never
-// hangs). Keeps the FIFO open `holdMs` after the data when asked (a stream
-// that pauses).
-class FifoWriter {
-public:
-    FifoWriter(const QString& fifo, QByteArray data, int holdMs = 0, QString sourcePath = {})
-        : thread_([this, path = fifo.toStdString(), data = std::move(data), holdMs, sourcePath] {
-              int fd = -1;
-              QElapsedTimer t;
-              t.start();
-              while (fd < 0 && t.elapsed() < 60000 && !stop_) {
-                  fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-                  if (fd < 0)
-                      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-              }
-              if (fd < 0)
-                  return;
-              ::fcntl(fd, F_SETFL, 0);
-              auto send = [&](const char* p, qsizetype size) {
-                  for (qsizetype done = 0; done < size;) {
-                      const ssize_t n = ::write(fd, p + done, size_t(size - done));
-                      if (n <= 0)
-                          return false;
-                      done += n;
-                      written_ += n;
-                  }
-                  return true;
-              };
-              if (sourcePath.isEmpty()) {
-                  send(data.constData(), data.size());
-              } else {
-                  QFile in(sourcePath);
-                  if (in.open(QIODevice::ReadOnly))
-                      for (QByteArray block = in.read(1 << 20); !block.isEmpty() && send(block.constData(), block.size());
-                           block = in.read(1 << 20)) {
-                      }
-              }
-              QElapsedTimer held;
-              held.start();
-              while (!stop_ && held.elapsed() < holdMs)
-                  std::this_thread::sleep_for(std::chrono::milliseconds(10));
-              ::close(fd);
-          })
-    {
-    }
-    ~FifoWriter()
-    {
-        stop_ = true;
-        thread_.join();
-    }
-    qsizetype written() const { return written_; }
-
-private:
-    std::atomic<bool> stop_{false};
-    std::atomic<qsizetype> written_{0};
-    std::thread thread_;
-};
 
 struct Fixture {
     QTemporaryDir tmp;
