@@ -1,6 +1,7 @@
 #include "core/store/Catalog.h"
 
 #include "core/util/Error.h"
+#include "core/util/InputFile.h"
 
 #include <cctype>
 #include <cerrno>
@@ -147,6 +148,15 @@ std::string fileUri(const std::string& path)
     return uri;
 }
 
+// A foreign database (an actions-cache server's, named by the user) that is
+// a FIFO or a device: SQLite's open or first read would wait for a writer
+// that never comes, beyond Ctrl-C. Refused without waiting (a store's own
+// catalog is checked by StoreLayout).
+void refuseUnlessRegular(const std::string& path)
+{
+    openSeekableInput(path, "SQLite reads a database at offsets");
+}
+
 // Read-only connections wait this long for a writer's lock; native ones 60 s.
 constexpr int kForeignBusyTimeoutMs = 15000;
 
@@ -185,13 +195,17 @@ Catalog::Catalog(const std::string& path, OpenMode mode) : path_(path), mode_(mo
         flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
         break;
     case OpenMode::ReadWrite:
+        flags |= SQLITE_OPEN_READWRITE;
+        break;
     case OpenMode::ForeignWrite:
         flags |= SQLITE_OPEN_READWRITE;
+        refuseUnlessRegular(path);
         break;
     case OpenMode::ReadOnly: {
         flags |= SQLITE_OPEN_READONLY;
         if (!pathExists(path))
             fail(path, "no such database");
+        refuseUnlessRegular(path);
         // A WAL database read by SQLite gets a -wal and a -shm even on a
         // read-only connection. Without a -wal file no server has it open
         // and every page is in the main file: read it as immutable, which

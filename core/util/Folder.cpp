@@ -79,6 +79,12 @@ std::optional<std::string> linkIn(int dirFd, const std::string& base, const std:
                "(remove the link, or put the real file or folder there)");
 }
 
+[[noreturn]] void failNotRegular(const std::string& path)
+{
+    fail(path, "is not a regular file (a FIFO, device or socket here is never read or written: it could make "
+               "cachescope wait forever); put the real file there, or remove it");
+}
+
 } // namespace
 
 void Folder::forceComponentWalk(bool on) { forceWalk = on; }
@@ -171,6 +177,8 @@ int Folder::resolve(const std::string& rel, int flags, int mode, bool& missing) 
         missing = true;
         return -1;
     }
+    if (err == ENXIO)   // a FIFO without a reader (O_NONBLOCK), a socket
+        failNotRegular(pathOf(rel));
     errno = err;
     failErrno(pathOf(rel), creates ? "cannot create" : "cannot open");
 }
@@ -219,13 +227,26 @@ File Folder::openFile(const std::string& rel, int flags, int mode) const
     return std::move(*f);
 }
 
+// A FIFO, device or socket planted in a store: its open (or first read) would
+// wait for a peer that never comes, beyond Ctrl-C. Opened with O_NONBLOCK
+// (returns at once: a FIFO for reading opens, for writing fails with ENXIO)
+// and refused unless it is a regular file.
 std::optional<File> Folder::tryOpenFile(const std::string& rel, int flags, int mode) const
 {
     bool missing = false;
-    const int fd = resolve(rel, flags, mode, missing);
+    const int fd = resolve(rel, flags | O_NONBLOCK, mode, missing);
     if (missing)
         return std::nullopt;
-    return File::adopt(fd, pathOf(rel));
+    File f = File::adopt(fd, pathOf(rel));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        failErrno(f.path(), "cannot stat");
+    if (!S_ISREG(st.st_mode))
+        failNotRegular(f.path());
+    const int fl = ::fcntl(fd, F_GETFL);
+    if (fl < 0 || ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+        failErrno(f.path(), "cannot switch to blocking I/O");
+    return f;
 }
 
 Folder::Kind Folder::kindOf(const std::string& rel) const

@@ -5,6 +5,7 @@
 // store that restores the same bytes, symlinks refused, bounded work on
 // absurd part counts.
 #include "common/ActionsCacheFixture.h"
+#include "common/OutputTargets.h"
 #include "common/TestSupport.h"
 #include "common/TreeHash.h"
 
@@ -330,6 +331,31 @@ private slots:
         QVERIFY(QString::fromStdString(results[0].action + results[1].action).contains(part));
         QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(outside.path())), QStringList());
         QVERIFY(QFileInfo(f.storageDir() + "/1005/merged").isSymLink());
+    }
+
+    // A FIFO where the server's database should be: SQLite's open (read-only)
+    // or its first read (read-write) waited for a writer forever, and Ctrl-C
+    // could not stop it. Refused at once, naming it, read-only and writable.
+    void fifoDatabaseIsRefusedWithoutWaiting_data()
+    {
+        QTest::addColumn<bool>("writable");
+        QTest::newRow("read-only") << false;
+        QTest::newRow("writable") << true;
+    }
+    void fifoDatabaseIsRefusedWithoutWaiting()
+    {
+        QFETCH(bool, writable);
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        const DataDirPaths paths = pathsOf(f);
+        QVERIFY(QFile::remove(f.dbPath()));
+        QVERIFY(::mkfifo(QFile::encodeName(f.dbPath()).constData(), 0600) == 0);
+        std::string err;
+        const bool finished = testsupport::finishesOrUnblock(f.dbPath(), [&] {
+            err = testsupport::errorOf([&] { ActionsCache::open(paths, writable)->entries(); });
+        });
+        QVERIFY2(finished, "waited on a FIFO as the database");
+        QVERIFY2(err.find(f.dbPath().toStdString() + ": is a pipe (FIFO), not a regular file") == 0, err.c_str());
     }
 
     void linksAndSpecialFilesAreReportedNeverFollowed()

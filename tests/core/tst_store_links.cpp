@@ -1,6 +1,7 @@
 // Links planted inside a store (StoreLayout): nothing is ever opened, written
 // or deleted through them. Each case runs twice: with openat2 and with the
 // component-by-component openat fallback older kernels get.
+#include "common/OutputTargets.h"
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
 
@@ -11,6 +12,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace cs::store;
@@ -212,6 +214,45 @@ private slots:
             QVERIFY(QFile::remove(side));
         }
         Store::open(dir).reset();   // without the links it opens
+    }
+
+    // A FIFO planted where a store keeps a file: the open of a FIFO (or its
+    // first read) waits for a peer that never comes, and a Ctrl-C could not
+    // stop it (`store ls` with pack/control a FIFO hung). Now it is refused
+    // at once with one sentence naming it; the FIFO stays.
+    void fifoInTheStoreIsRefusedWithoutWaiting_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("control") << QStringLiteral("pack/control");
+        QTest::newRow("suffix") << QStringLiteral("pack/0.suffix");
+        QTest::newRow("part") << QStringLiteral("part");
+    }
+    void fifoInTheStoreIsRefusedWithoutWaiting()
+    {
+        QFETCH(QString, name);
+        QTemporaryDir tmp;
+        const std::string dir = tmp.filePath("s").toStdString();
+        int64_t id = 0;
+        {
+            auto store = Store::init(dir);
+            id = storetest::upload(*store, "k", testsupport::randomBytes(3000, 2), 1000, 1).id;
+        }
+        const QString fifo = name == "part" ? QString::fromStdString(dir + "/parts/" + std::to_string(id) + "/1")
+                                            : QString::fromStdString(dir) + QLatin1Char('/') + name;
+        QVERIFY(QFile::remove(fifo));
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+        std::string err;
+        const bool finished = testsupport::finishesOrUnblock(fifo, [&] {
+            err = errorOf([&] {
+                auto store = Store::open(dir);
+                cs::Job job;
+                job.start();
+                store->merge(id, job);   // reads every part
+            });
+        });
+        QVERIFY2(finished, "waited on a FIFO inside the store");
+        QVERIFY2(err.find(fifo.toStdString() + ": is not a regular file") != std::string::npos, err.c_str());
+        QVERIFY(S_ISFIFO(testsupport::lstatOf(fifo).st_mode));
     }
 
     // fsck --repair: an orphaned part folder that is a link goes as a link.
