@@ -62,8 +62,6 @@ private:
     Job& job_;
 
     InputFile in_;   // a stream (pipe, FIFO, -) is read in order, cancellably
-    bool regular_ = false;
-    uint64_t inputSize_ = 0;
     std::unique_ptr<SparseScan> sparse_;
     std::unique_ptr<OutputFile> temp_;   // written in order: any output works
     std::unique_ptr<BufferPool> pool_;
@@ -116,10 +114,10 @@ bool Writer::takePiece(Piece& p, Buffer& in)
     p = Piece{};
     p.index = nextIndex_;
     p.offset = nextOffset_;
-    if (regular_) {
-        if (nextOffset_ >= inputSize_) {
+    if (in_.regular()) {
+        if (nextOffset_ >= in_.size()) {
             // An empty input still gets one (empty) frame: stock zstd rejects an empty file.
-            if (inputSize_ != 0 || nextIndex_ != 0) {
+            if (in_.size() != 0 || nextIndex_ != 0) {
                 inputEnd_ = true;
                 return false;
             }
@@ -308,12 +306,10 @@ SnapshotWriteResult Writer::run()
     // A FIFO with no writer yet opens at once; its first read waits, and a
     // cancel (Ctrl-C) stops that wait (InputFile).
     in_ = InputFile::open(src_, [this] { job_.checkCancel(); });
-    regular_ = in_.regular();
-    inputSize_ = in_.size();
-    if (regular_)
-        sparse_ = std::make_unique<SparseScan>(in_.file().fd(), inputSize_, src_);
+    if (in_.regular())
+        sparse_ = std::make_unique<SparseScan>(in_.file().fd(), in_.size(), src_);
     // Buffers no larger than the input needs (a 1-byte input gets tiny ones).
-    const uint64_t pieceMax = regular_ ? std::max<uint64_t>(1, std::min(options_.chunk, inputSize_)) : options_.chunk;
+    const uint64_t pieceMax = in_.regular() ? std::max<uint64_t>(1, std::min(options_.chunk, in_.size())) : options_.chunk;
     inCapacity_ = size_t(pieceMax);
     const size_t outCapacity = ZSTD_compressBound(size_t(pieceMax)) + 8 + kHoleMarkerPayloadSize;
     pool_ = std::make_unique<BufferPool>(outCapacity, size_t(2 * options_.threads));
@@ -334,8 +330,8 @@ SnapshotWriteResult Writer::run()
                 stopWith(nullptr);
                 lock.lock();
             }
-            if (inputSize_)
-                job_.setStepProgress(double(inputDone_.load()) / double(inputSize_));
+            if (in_.size())
+                job_.setStepProgress(double(inputDone_.load()) / double(in_.size()));
         }
     }
     for (auto& t : workers)

@@ -131,6 +131,13 @@ void File::truncate(uint64_t size)
         failErrno(path_, "cannot truncate");
 }
 
+void File::setBlocking() const
+{
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0)
+        failErrno(path_, "cannot switch to blocking I/O");
+}
+
 void File::sync()
 {
     if (::fsync(fd_) != 0)

@@ -40,6 +40,10 @@ public:
     void writeAll(const void* buf, size_t size);
     void writeAt(const void* buf, size_t size, uint64_t offset);
     void truncate(uint64_t size);
+    // Clears O_NONBLOCK, set to open a FIFO or device without waiting, so
+    // that reads and writes block again; throws "<path>: cannot switch to
+    // blocking I/O".
+    void setBlocking() const;
     void sync();
     void close();
 

@@ -243,9 +243,7 @@ std::optional<File> Folder::tryOpenFile(const std::string& rel, int flags, int m
         failErrno(f.path(), "cannot stat");
     if (!S_ISREG(st.st_mode))
         failNotRegular(f.path());
-    const int fl = ::fcntl(fd, F_GETFL);
-    if (fl < 0 || ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
-        failErrno(f.path(), "cannot switch to blocking I/O");
+    f.setBlocking();
     return f;
 }
 

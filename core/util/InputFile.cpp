@@ -38,9 +38,7 @@ Opened openNoWait(const std::string& path)
         if (fd < 0)
             failErrno(path, "cannot open for reading");
         o.file = File::adopt(fd, path);
-        const int flags = ::fcntl(fd, F_GETFL);
-        if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
-            failErrno(path, "cannot switch to blocking reads");
+        o.file.setBlocking();
     }
     if (::fstat(o.file.fd(), &o.st) != 0)
         failErrno(o.file.path(), "cannot stat");

@@ -183,11 +183,8 @@ OutputFile OutputFile::open(const std::string& path, std::function<void()> cance
         // A FIFO stays non-blocking (writeAll waits for room, cancellably);
         // a device gets the blocking writes it was made for.
         out.nonBlockingPipe_ = S_ISFIFO(now.st_mode);
-        if (!out.nonBlockingPipe_) {
-            const int fl = ::fcntl(fd, F_GETFL);
-            if (fl < 0 || ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
-                failErrno(path, "cannot switch to blocking writes");
-        }
+        if (!out.nonBlockingPipe_)
+            f.setBlocking();
         out.kind_ = Kind::InPlace;
         out.blockDevice_ = S_ISBLK(now.st_mode);
         out.seekable_ = out.blockDevice_;

@@ -32,15 +32,17 @@ inline bool parentUnderFifo()
 }
 
 // While it lives (when `on`), the calling process runs under SCHED_FIFO at
-// the children's priority, so that what it forks (QProcess, sh -c) inherits
-// it; back to SCHED_OTHER after. For programs that cannot set a spawn
-// attribute per child. ok() is false without the right.
+// `priority`, back to SCHED_OTHER after. At the children's priority, what it
+// forks (QProcess, sh -c) inherits it: for programs that cannot set a spawn
+// attribute per child. At kFifoParentPriority, it stays above the child it
+// spawned (spawnUnderFifo) while it times it. ok() is false without the
+// right (root or CAP_SYS_NICE).
 class FifoScope {
 public:
-    explicit FifoScope(bool on) : on_(on)
+    explicit FifoScope(bool on, int priority = kFifoChildPriority) : on_(on)
     {
         sched_param p{};
-        p.sched_priority = kFifoChildPriority;
+        p.sched_priority = priority;
         ok_ = !on_ || ::sched_setscheduler(0, SCHED_FIFO, &p) == 0;
     }
     ~FifoScope()

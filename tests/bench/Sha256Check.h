@@ -26,7 +26,8 @@ inline std::string sha256sum(const std::string& path)
     return std::string(buf, 64);
 }
 
-// True when both files exist and have the same SHA-256.
+// True when path exists and its SHA-256 is expectedDigest (a sha256sum()
+// result; an empty one never matches).
 inline bool sameSha256(const std::string& expectedDigest, const std::string& path)
 {
     return !expectedDigest.empty() && sha256sum(path) == expectedDigest;

@@ -86,11 +86,11 @@ Run spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     const bool fifo = fifoPriority && measured;
-    if (fifo) {
+    if (fifo)
         bench::spawnUnderFifo(attr);
-        if (!bench::parentUnderFifo())
-            throw cs::Error("--priority fifo: cannot use SCHED_FIFO (needs root or CAP_SYS_NICE)");
-    }
+    const bench::FifoScope above(fifo, bench::kFifoParentPriority);
+    if (!above.ok())
+        throw cs::Error("--priority fifo: cannot use SCHED_FIFO (needs root or CAP_SYS_NICE)");
     pid_t pid = 0;
     const auto t0 = Clock::now();
     const int spawned = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), envp.data());
@@ -103,10 +103,6 @@ Run spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
     ::wait4(pid, &status, 0, &ru);
     Run r;
     r.wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (fifo) {
-        sched_param normal{};
-        ::sched_setscheduler(0, SCHED_OTHER, &normal);
-    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         std::string cmd;
         for (const auto& a : argv)

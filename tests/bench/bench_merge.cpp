@@ -150,19 +150,11 @@ Run spawnAndWait(const std::vector<std::string>& argv, const std::string& outPat
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    if (fifoPriority) {
+    if (fifoPriority)
         bench::spawnUnderFifo(attr);
-        if (!bench::parentUnderFifo())
-            throw cs::Error("--priority fifo: cannot use SCHED_FIFO (needs root)");
-    }
-    struct NormalAgain {
-        ~NormalAgain()
-        {
-            sched_param p{};
-            if (fifoPriority)
-                ::sched_setscheduler(0, SCHED_OTHER, &p);
-        }
-    } normalAgain;
+    const bench::FifoScope above(fifoPriority, bench::kFifoParentPriority);
+    if (!above.ok())
+        throw cs::Error("--priority fifo: cannot use SCHED_FIFO (needs root)");
     pid_t pid = 0;
     const auto t0 = Clock::now();
     if (posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ) != 0)

@@ -106,14 +106,6 @@ inline QByteArray readFile(const QString& path)
     return f.readAll();
 }
 
-// Wall-clock stall figures (a heartbeat timer's lateness) also count waiting
-// for a CPU: only meaningful when the machine is not overloaded by other work.
-inline bool machineIsQuiet()
-{
-    double load = 0;
-    return getloadavg(&load, 1) == 1 && load <= double(std::thread::hardware_concurrency());
-}
-
 // The message of the cs::Error that fn throws; empty when it throws none.
 inline std::string errorOf(const std::function<void()>& fn)
 {

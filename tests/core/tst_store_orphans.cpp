@@ -14,8 +14,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <sqlite3.h>
-
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -512,10 +510,7 @@ private slots:
         }
         QVERIFY(cliKilledAt("evict remove", {"store", "evict", f.dir, "--key", "last"}));
         QCOMPARE(QDir(f.partsDir(lastId)).entryList(QDir::Files).size(), 5);
-        sqlite3* db = nullptr;
-        QCOMPARE(sqlite3_open((f.dir + "/catalog.db").toUtf8().constData(), &db), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(db, "DELETE FROM meta WHERE key='last_entry_id'", nullptr, nullptr, nullptr), SQLITE_OK);
-        sqlite3_close(db);
+        QVERIFY(storetest::sql((f.dir + "/catalog.db").toStdString(), "DELETE FROM meta WHERE key='last_entry_id'"));
         auto s = f.open();
         const QByteArray data = testsupport::randomBytes(kPart + 5, 14);
         const auto row = upload(*s, "new", data, kPart, 2);
