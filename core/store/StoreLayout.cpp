@@ -54,7 +54,7 @@ std::string StoreLayout::catalogPath() const
     // SQLite opens these by name, following links: check them first. (A
     // link planted between this check and SQLite's open needs write access
     // to the store folder, which owns the store anyway.)
-    for (const std::string name : {std::string(kCatalog), std::string(kCatalog) + "-wal",
+    for (const std::string& name : {std::string(kCatalog), std::string(kCatalog) + "-wal",
                                    std::string(kCatalog) + "-shm", std::string(kCatalog) + "-journal"}) {
         const Folder::Kind k = root_.kindOf(name);
         if (k == Folder::Kind::Link)

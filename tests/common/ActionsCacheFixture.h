@@ -37,10 +37,10 @@ struct FixtureEntry {
     QString version;
     QString folder;      // storage_locations.folderName
     QString state;       // as `actions-cache ls` names it
-    QByteArray blob;     // the stored blob: merged, or parts concatenated in numeric order
+    QByteArray blob{};   // the stored blob: merged, or parts concatenated in numeric order
     qint64 size = 0;     // what ls reports as size (merged object, else the parts present)
     int partCount = 0;   // as the row claims
-    QVector<QByteArray> parts;   // parts on disk, by index (empty when deleted)
+    QVector<QByteArray> parts{}; // parts on disk, by index (empty when deleted)
 };
 
 class ActionsCacheFixture {

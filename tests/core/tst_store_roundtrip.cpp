@@ -258,7 +258,7 @@ private slots:
             size_t got = 0;
             const Sink sink = [&](const void*, size_t size) {
                 if (got + size >= failAt) {
-                    if (failAt == data.size())
+                    if (failAt == size_t(data.size()))
                         std::this_thread::sleep_for(std::chrono::milliseconds(300));
                     throw cs::Error("reader: no space left");
                 }
