@@ -83,7 +83,8 @@ constexpr int kMaxRestoreThreads = 64;
 struct SnapshotRestoreOptions {
     int threads = 1;              // decoding threads, 1..kMaxRestoreThreads
     // Bytes of frame buffers all threads may hold together (a frame in
-    // parallel costs its compressed plus its declared size). Threads wait for
+    // parallel costs its declared size plus its compressed size, at most a
+    // 512 KiB read window of it). Threads wait for
     // room, so N threads x frame size stays within it whatever the file
     // declares; a frame that alone does not fit is decoded by streaming.
     // At least kMinRestoreMemoryBudget.

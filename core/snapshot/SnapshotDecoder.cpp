@@ -1,8 +1,8 @@
 // The snapshot decoder. A header pass lists every frame; runs of frames that
 // declare a content size (up to kMaxPooledFrameSize) get their output offset
 // from the sum of the sizes before them and are decoded by N threads straight
-// into place (pwrite), each thread holding one frame at a time in its own
-// buffers. A frame without a declared size ends the run: it is decoded
+// into place (pwrite), each thread holding one frame's output and a 512 KiB
+// window of its compressed bytes at a time in its own buffers. A frame without a declared size ends the run: it is decoded
 // serially by streaming, and its decoded length fixes the offsets after it.
 // Hole frames (announced by a hole marker) are decoded and checked to be
 // zeros but not written, so the output keeps the hole.
@@ -55,6 +55,20 @@ struct Work {
     const ScannedFrame* frame = nullptr;
     uint64_t outOffset = 0;
 };
+
+// A sized frame's compressed bytes are read in windows of this size, not
+// whole: the window stays in the CPU cache between the read(2) that fills it
+// and the decoder that reads it (a whole 8 MiB frame went out to memory and
+// came back), and a thread's input buffer is this, not the frame. At least
+// one block (ZSTD_BLOCKSIZE_MAX plus its header) so that a block always fits.
+constexpr size_t kInputWindow = size_t(1) << 19;
+static_assert(kInputWindow >= ZSTD_BLOCKSIZE_MAX + 3);
+
+// What a frame decoded in parallel holds: its input window and its output.
+uint64_t pooledBytes(const ScannedFrame& f)
+{
+    return std::min<uint64_t>(f.compressedSize, kInputWindow) + std::max<uint64_t>(*f.contentSize, 1);
+}
 
 class Decoder {
 public:
@@ -191,43 +205,57 @@ void Decoder::decodeSizedPieces(ThreadState& ts, size_t owner, const Work& w)
     const int o = int(owner);
     const size_t csize = size_t(f.compressedSize);
     const size_t dsize = size_t(*f.contentSize);
-    in_.readAt(ts.in.data(), csize, f.offset);
+    // ts.in holds the frame's bytes [inBase, inEnd), at most kInputWindow.
+    const size_t window = std::min(csize, kInputWindow);
+    size_t inBase = 0, inEnd = 0;
     // Block by block into one buffer of the declared size (earlier blocks stay
     // in place as the window), writing every ~256 KiB while it is still in the
     // CPU cache: writing the whole frame at the end copies it from memory again.
+    // (A round buffer of the window's size, 2 MiB + a block for a level-3
+    // frame, used less memory but more CPU: zstd then decodes with the older
+    // bytes as an external dictionary; measured in docs/benchmarks.md.)
     constexpr size_t kFlush = 256 * 1024;
     ZSTD_DCtx* d = ts.dctx.get();
     const size_t begin = ZSTD_decompressBegin(d);
     if (ZSTD_isError(begin))
         failFrame(f, std::string("cannot start decoding: ") + ZSTD_getErrorName(begin));
     size_t inPos = 0, outPos = 0, flushed = 0;
+    auto flush = [&] {
+        if (f.hole)
+            writeHole(f, ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
+        else
+            writeOut(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
+        flushed = outPos;
+    };
     for (;;) {
         const size_t need = ZSTD_nextSrcSizeToDecompress(d);
         if (need == 0)
             break;  // frame complete, checksum verified
         if (need > csize - inPos)
             failFrame(f, "frame ends early at offset " + std::to_string(f.offset + csize) + " (truncated or corrupt)");
-        const size_t n = ZSTD_decompressContinue(d, ts.out.data() + outPos, dsize - outPos, ts.in.data() + inPos, need);
+        if (inPos + need > inEnd) {
+            // Moves the unread tail (part of a block) to the front, reads on.
+            const size_t keep = inEnd - inPos;
+            std::memmove(ts.in.data(), ts.in.data() + (inPos - inBase), keep);
+            inBase = inPos;
+            inEnd = std::min(csize, inBase + window);
+            in_.readAt(ts.in.data() + keep, inEnd - inBase - keep, f.offset + inBase + keep);
+        }
+        const size_t n = ZSTD_decompressContinue(d, ts.out.data() + outPos, dsize - outPos, ts.in.data() + (inPos - inBase),
+                                                 need);
         if (ZSTD_isError(n))
             failFrame(f, std::string("cannot decode: ") + ZSTD_getErrorName(n));
         inPos += need;
         outPos += n;
-        if (outPos - flushed >= kFlush) {
-            if (f.hole)
-                writeHole(f, ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
-            else
-                writeOut(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
-            flushed = outPos;
-        }
+        if (outPos - flushed >= kFlush)
+            flush();
     }
     if (outPos != dsize)
         failFrame(f, "decodes to " + std::to_string(outPos) + " bytes, not the declared " + std::to_string(dsize));
     if (inPos != csize)
         failFrame(f, "frame ends at offset " + std::to_string(f.offset + inPos) + ", before the end its blocks announce");
-    if (f.hole)
-        writeHole(f, ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
-    else if (outPos > flushed)
-        writeOut(ts.out.data() + flushed, outPos - flushed, w.outOffset + flushed, o);
+    if (f.hole || outPos > flushed)
+        flush();
     compressedDone_ += f.compressedSize;
 }
 
@@ -260,7 +288,8 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
                 if (k >= batch.size())
                     return;
                 const ScannedFrame& f = *batch[k].frame;
-                if (!reserveWithinBudget(ts, size_t(f.compressedSize), std::max<size_t>(size_t(*f.contentSize), 1), stop)) {
+                if (!reserveWithinBudget(ts, std::min(size_t(f.compressedSize), kInputWindow),
+                                         std::max<size_t>(size_t(*f.contentSize), 1), stop)) {
                     if (job_.isCancelled())
                         throw Cancelled();
                     return;
@@ -280,7 +309,7 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
     // would only wait: start no more than fit.
     uint64_t largest = 1;
     for (const Work& w : batch)
-        largest = std::max(largest, w.frame->compressedSize + std::max<uint64_t>(*w.frame->contentSize, 1));
+        largest = std::max(largest, pooledBytes(*w.frame));
     threads = std::clamp<size_t>(size_t(options_.memoryBudget / largest), 1, threads);
     std::vector<std::thread> helpers;
     for (size_t i = 1; i < threads; ++i)
@@ -390,11 +419,11 @@ SnapshotRestoreResult Decoder::run()
             continue;
         }
         ++result.zstdFrames;
-        // A frame decoded in parallel holds its compressed and decoded bytes;
+        // A frame decoded in parallel holds its decoded bytes and a window of its compressed ones;
         // one that alone would not fit in the budget is streamed instead.
         const bool pooled = !inOrder_ && f.contentSize && *f.contentSize <= kMaxPooledFrameSize
             && f.compressedSize <= ZSTD_compressBound(size_t(kMaxPooledFrameSize))
-            && f.compressedSize + std::max<uint64_t>(*f.contentSize, 1) <= options_.memoryBudget;
+            && pooledBytes(f) <= options_.memoryBudget;
         if (pooled) {
             batch.push_back({&f, outPos});
             outPos += *f.contentSize;

@@ -160,6 +160,7 @@ private slots:
     void sparseInputKeepsHoles();
     void decodesStockAndUnsizedStreams();
     void flippedByteNamesFrameOffset();
+    void flippedBytePastTheReadWindowNamesFrameOffset();
     void truncatedSnapshotFails();
     void absurdDeclaredSizeIsRefused();
     void cancelDuringWriteLeavesNothing();
@@ -199,6 +200,10 @@ void TestSnapshot::roundTrip_data()
     QTest::newRow("mixed, 8 MiB chunks") << qsizetype((9 << 20) + 5) << qint64(8 << 20) << "mixed";
     QTest::newRow("text, 16 MiB chunks, smaller input") << qsizetype((5 << 20) + 3) << qint64(16 << 20) << "text";
     QTest::newRow("mixed, 16 MiB chunks, two frames") << qsizetype((17 << 20) + 9) << qint64(16 << 20) << "mixed";
+    // Frames of ~3 MiB of raw blocks: read in six 512 KiB windows each, a
+    // block cut by every window's end.
+    QTest::newRow("incompressible, 3 MiB chunks, past the read window") << qsizetype((7 << 20) + 3) << qint64(3 << 20)
+                                                                        << "random";
 }
 
 void TestSnapshot::roundTrip()
@@ -419,6 +424,39 @@ void TestSnapshot::flippedByteNamesFrameOffset()
     auto r = cli({QStringLiteral("snapshot"), QStringLiteral("restore"), bad, out});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains(QByteArray("offset ") + QByteArray::number(target.offset)), r.err.constData());
+}
+
+// A frame larger than the decoder's 512 KiB read window, damaged in its
+// third window: a raw block's byte, which only the frame's checksum catches
+// once the last window is read. The error still names the file and the
+// frame's offset, and nothing is left at the output.
+void TestSnapshot::flippedBytePastTheReadWindowNamesFrameOffset()
+{
+    const QByteArray data = randomBytes((4 << 20) + 7, 52);
+    const QString src = path(QStringLiteral("flipw.in")), snap = path(QStringLiteral("flipw.zst"));
+    QVERIFY(writeFile(src, data));
+    write(src, snap, 2 << 20, 1);
+    QByteArray bytes = readFile(snap);
+    const auto frames = parseFrames(bytes);
+    QCOMPARE(frames.size(), 3);
+    const ParsedFrame target = frames[1];
+    QVERIFY(target.size > (2 << 20));   // raw blocks: more than four windows
+    const qsizetype at = target.offset + (1 << 20) + 1000;
+    bytes[at] = char(bytes[at] ^ 0x5A);
+    const QString bad = path(QStringLiteral("flipw-bad.zst")), out = path(QStringLiteral("flipw.out"));
+    QVERIFY(writeFile(bad, bytes));
+    QVERIFY(zstd({QStringLiteral("-t"), QStringLiteral("-q"), bad}).exitCode != 0);   // the damage is real
+    QVERIFY(writeFile(out, "old"));
+    for (int threads : {1, 2, 3}) {
+        const QString msg = messageOf([&] { restore(bad, out, threads); });
+        QVERIFY2(msg.contains(QStringLiteral("flipw-bad.zst at offset %1: frame 1").arg(target.offset)), qPrintable(msg));
+        QCOMPARE(readFile(out), QByteArray("old"));
+        QVERIFY(leftovers(tmp_.path()).isEmpty());
+    }
+    // The undamaged file restores byte for byte.
+    const auto r = restore(snap, out, 2);
+    QCOMPARE(r.sizedFrames, uint64_t(3));
+    QCOMPARE(sha256OfFile(out), sha256OfFile(src));
 }
 
 void TestSnapshot::truncatedSnapshotFails()
