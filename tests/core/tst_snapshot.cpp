@@ -171,6 +171,27 @@ private slots:
 private:
     QTemporaryDir tmp_;
     QString path(const QString& name) const { return tmp_.filePath(name); }
+    // data snapshotted (name.in -> name.zst, chunks of `chunk` bytes, one
+    // worker), then saved as name-bad.zst with the byte `into` bytes past
+    // the start of frame `frame` flipped. Returns that path ("" when the
+    // snapshot has fewer frames); *target is the damaged frame.
+    QString flippedSnapshot(const QByteArray& data, const QString& name, uint64_t chunk, int frame,
+                            qsizetype into, ParsedFrame* target)
+    {
+        const QString src = path(name + QStringLiteral(".in")), snap = path(name + QStringLiteral(".zst"));
+        if (!writeFile(src, data))
+            return {};
+        write(src, snap, chunk, 1);
+        QByteArray bytes = readFile(snap);
+        const auto frames = parseFrames(bytes);
+        if (frames.size() <= frame)
+            return {};
+        *target = frames[frame];
+        const qsizetype at = target->offset + (into < 0 ? target->size / 2 : into);
+        bytes[at] = char(bytes[at] ^ 0x5A);
+        const QString bad = path(name + QStringLiteral("-bad.zst"));
+        return writeFile(bad, bytes) ? bad : QString();
+    }
 };
 
 void TestSnapshot::xxh64MatchesReferenceVectors()
@@ -398,18 +419,11 @@ void TestSnapshot::decodesStockAndUnsizedStreams()
 
 void TestSnapshot::flippedByteNamesFrameOffset()
 {
-    const QByteArray data = textBytes((2 << 20) + 5, 51);
-    const QString src = path(QStringLiteral("flip.in")), snap = path(QStringLiteral("flip.zst"));
-    QVERIFY(writeFile(src, data));
-    write(src, snap, 512 << 10, 1);
-    QByteArray bytes = readFile(snap);
-    const auto frames = parseFrames(bytes);
-    QVERIFY(frames.size() >= 3);
-    const ParsedFrame target = frames[2];
-    // A byte in the middle of the frame's blocks.
-    bytes[target.offset + target.size / 2] = char(bytes[target.offset + target.size / 2] ^ 0x5A);
-    const QString bad = path(QStringLiteral("flip-bad.zst")), out = path(QStringLiteral("flip.out"));
-    QVERIFY(writeFile(bad, bytes));
+    // A byte in the middle of the third frame's blocks.
+    ParsedFrame target {};
+    const QString bad = flippedSnapshot(textBytes((2 << 20) + 5, 51), QStringLiteral("flip"), 512 << 10, 2, -1, &target);
+    QVERIFY(!bad.isEmpty());
+    const QString out = path(QStringLiteral("flip.out"));
     QFile::remove(out);
     for (int threads : {1, 2}) {
         const QString msg = messageOf([&] { restore(bad, out, threads); });
@@ -432,19 +446,12 @@ void TestSnapshot::flippedByteNamesFrameOffset()
 // frame's offset, and nothing is left at the output.
 void TestSnapshot::flippedBytePastTheReadWindowNamesFrameOffset()
 {
-    const QByteArray data = randomBytes((4 << 20) + 7, 52);
-    const QString src = path(QStringLiteral("flipw.in")), snap = path(QStringLiteral("flipw.zst"));
-    QVERIFY(writeFile(src, data));
-    write(src, snap, 2 << 20, 1);
-    QByteArray bytes = readFile(snap);
-    const auto frames = parseFrames(bytes);
-    QCOMPARE(frames.size(), 3);
-    const ParsedFrame target = frames[1];
+    ParsedFrame target {};
+    const QString bad = flippedSnapshot(randomBytes((4 << 20) + 7, 52), QStringLiteral("flipw"), 2 << 20, 1,
+                                        (1 << 20) + 1000, &target);
+    QVERIFY(!bad.isEmpty());
     QVERIFY(target.size > (2 << 20));   // raw blocks: more than four windows
-    const qsizetype at = target.offset + (1 << 20) + 1000;
-    bytes[at] = char(bytes[at] ^ 0x5A);
-    const QString bad = path(QStringLiteral("flipw-bad.zst")), out = path(QStringLiteral("flipw.out"));
-    QVERIFY(writeFile(bad, bytes));
+    const QString snap = path(QStringLiteral("flipw.zst")), out = path(QStringLiteral("flipw.out"));
     QVERIFY(zstd({QStringLiteral("-t"), QStringLiteral("-q"), bad}).exitCode != 0);   // the damage is real
     QVERIFY(writeFile(out, "old"));
     for (int threads : {1, 2, 3}) {
@@ -456,7 +463,7 @@ void TestSnapshot::flippedBytePastTheReadWindowNamesFrameOffset()
     // The undamaged file restores byte for byte.
     const auto r = restore(snap, out, 2);
     QCOMPARE(r.sizedFrames, uint64_t(3));
-    QCOMPARE(sha256OfFile(out), sha256OfFile(src));
+    QCOMPARE(sha256OfFile(out), sha256OfFile(path(QStringLiteral("flipw.in"))));
 }
 
 void TestSnapshot::truncatedSnapshotFails()
