@@ -3,13 +3,13 @@
 // (three interleaved lanes joined by shift tables) against a bit-at-a-time
 // reference written here from the polynomial, over lengths around the lane
 // sizes, unaligned starts and inputs fed in pieces.
+#include "common/TestSupport.h"
 #include "core/util/Crc32c.h"
 
 #include <QTest>
 
 #include <cstdint>
 #include <random>
-#include <vector>
 
 namespace {
 
@@ -26,13 +26,9 @@ uint32_t bitwise(uint32_t crc, const uint8_t* p, size_t n)
     return ~crc;
 }
 
-std::vector<uint8_t> randomBytes(size_t n, uint32_t seed)
+const uint8_t* bytesOf(const QByteArray& b)
 {
-    std::mt19937 rng(seed);
-    std::vector<uint8_t> v(n);
-    for (auto& b : v)
-        b = uint8_t(rng());
-    return v;
+    return reinterpret_cast<const uint8_t*>(b.constData());
 }
 
 } // namespace
@@ -68,12 +64,12 @@ private slots:
     // and 3 x 8192 bytes), at every start offset modulo 8.
     void agreesWithTheReference()
     {
-        const auto data = randomBytes(5 * 3 * 8192 + 100, 7);
+        const QByteArray data = testsupport::randomBytes(5 * 3 * 8192 + 100, 7);
         for (const size_t n : {size_t(0), size_t(1), size_t(7), size_t(8), size_t(767), size_t(768), size_t(769),
                                size_t(1536), size_t(3 * 8192 - 1), size_t(3 * 8192), size_t(3 * 8192 + 1),
                                size_t(3 * 8192 + 768), size_t(2 * 3 * 8192 + 3 * 256 + 5), size_t(5 * 3 * 8192)}) {
             for (size_t start = 0; start < 8; ++start) {
-                const uint8_t* p = data.data() + start;
+                const uint8_t* p = bytesOf(data) + start;
                 const uint32_t want = bitwise(0, p, n);
                 QCOMPARE(cs::crc32c(0, p, n), want);
                 QCOMPARE(cs::crc32cPortable(0, p, n), want);
@@ -84,14 +80,15 @@ private slots:
     // A part is checked as it is read, 1 MiB at a time and in odd pieces.
     void extendsAcrossPieces()
     {
-        const auto data = randomBytes((size_t(1) << 20) + 12345, 11);
-        const uint32_t want = bitwise(0, data.data(), data.size());
+        const QByteArray data = testsupport::randomBytes((qsizetype(1) << 20) + 12345, 11);
+        const size_t size = size_t(data.size());
+        const uint32_t want = bitwise(0, bytesOf(data), size);
         std::mt19937 rng(3);
         for (int round = 0; round < 20; ++round) {
             uint32_t crc = 0;
-            for (size_t pos = 0; pos < data.size();) {
-                const size_t n = std::min<size_t>(data.size() - pos, rng() % 70000);
-                crc = cs::crc32c(crc, data.data() + pos, n);
+            for (size_t pos = 0; pos < size;) {
+                const size_t n = std::min<size_t>(size - pos, rng() % 70000);
+                crc = cs::crc32c(crc, bytesOf(data) + pos, n);
                 pos += n;
             }
             QCOMPARE(crc, want);
