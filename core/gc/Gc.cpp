@@ -9,6 +9,7 @@
 #include "core/gc/StepMeter.h"
 #include "core/pack/Pack.h"
 #include "core/store/StoreLayout.h"
+#include "core/util/CopyRange.h"
 #include "core/util/Error.h"
 #include "core/util/KillPoint.h"
 
@@ -258,7 +259,7 @@ private:
         prefixOut_.emplace(createNew(newName(pack::prefixFileName), O_WRONLY));
         prefix_ = std::make_unique<PrefixWriter>(
             *prefixOut_, *builder_, size_t(bufferBytes(opt_.copyBufferBytes)),
-            [this](uint64_t offset, uint8_t* dst, uint64_t n) { reader_->readSpan(offset, dst, n); },
+            [this](uint64_t offset, uint64_t n, File& out, uint64_t at) { reader_->copySpan(offset, n, out, at); },
             [this](uint64_t) {
                 job_.checkCancel();
                 hook("copy");
@@ -338,18 +339,11 @@ private:
         hook("copy prefix");
     }
 
-    // Copies old suffix bytes [from, to) into out (at from - base).
+    // Copies old suffix bytes [from, to) into out (at from - base), inside the kernel where it can.
     void copySuffixTail(File& out, uint64_t base, uint64_t from, uint64_t to)
     {
-        std::vector<uint8_t> buf(1u << 20);
-        while (from < to) {
-            const size_t n = old_->suffix.readSomeAt(buf.data(), size_t(std::min<uint64_t>(buf.size(), to - from)), from);
-            if (n == 0)
-                failAt(old_->suffix.path(), from, "suffix ends early while copying it");
-            out.writeAt(buf.data(), n, from - base);
-            from += n;
-            result_.stats.bytesCopied += n;
-        }
+        copyRange(old_->suffix, from, out, from - base, to - from);
+        result_.stats.bytesCopied += to - from;
     }
 
     void swap()

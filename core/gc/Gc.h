@@ -9,9 +9,11 @@
 //  2. traverse  ReachabilityWalk: pop the largest offset from a priority queue,
 //               read its header, push its children. Children are always at
 //               smaller offsets, so a popped offset is never seen again and only
-//               the frontier is held. Each live object is copied from the
-//               read window into (N+1).prefix as it is visited, through a
-//               block filled backwards (PrefixWriter.h), so the old pack is
+//               the frontier is held. Each live object goes into
+//               (N+1).prefix as it is visited, through a block filled
+//               backwards (PrefixWriter.h): a small one from the read
+//               window that holds it, a larger one copied inside the kernel
+//               (GenerationReader.h), so each live byte of the old pack is
 //               read once; live ranges come out in decreasing order,
 //               collapsed on the fly, and their records go straight into
 //               (N+1).mapping (backwards, see MappingBuilder.h).
@@ -119,7 +121,8 @@ struct GcOptions {
     bool recordDryRun = true;
     // The block the walk copies live objects through (PrefixWriter.h): the
     // granularity of the prefix's writes, of cancel checks and of the
-    // "copy" hook; live ranges longer than it are copied on their own.
+    // "copy" hook; live ranges longer than it are copied on their own,
+    // inside the kernel, in steps of it.
     size_t copyBufferBytes = 1u << 20;
     // Test hook called at named points: "open", "traverse", "write mapping",
     // "copy prefix" (after each step), "copy" (after each block of the new

@@ -1,5 +1,6 @@
 #include "core/gc/GenerationReader.h"
 
+#include "core/util/CopyRange.h"
 #include "core/util/Error.h"
 
 #include <algorithm>
@@ -8,11 +9,13 @@ namespace cs::gc {
 
 namespace {
 constexpr uint64_t kMinWindow = 64u << 10;
+constexpr uint64_t kProbeBytes = 4u << 10;      // a chunk's header is 52 bytes, a node's 24 + 16 per child
+constexpr uint64_t kSmallObject = 16u << 10;    // larger objects are copied inside the kernel
 }
 
 GenerationReader::GenerationReader(std::shared_ptr<const pack::Generation> g, uint64_t windowBytes)
     : g_(std::move(g)), suffixSize_(g_->suffix.size()), windowBytes_(std::max(windowBytes, kMinWindow)),
-      ahead_(windowBytes_ / 16)
+      ahead_(windowBytes_ / 16), behindBytes_(kMinWindow)
 {
 }
 
@@ -36,6 +39,34 @@ GenerationReader::Where GenerationReader::locate(uint64_t offset) const
     return {&g_->prefix, last_.prefixOffset + (offset - last_.offset), last_.offset + last_.length - offset};
 }
 
+bool GenerationReader::holds(const Where& w, uint64_t size) const
+{
+    return winFile_ == w.file && w.position >= winStart_ && w.position + size <= winStart_ + winSize_;
+}
+
+void GenerationReader::fill(const Where& w, uint64_t start, uint64_t end, Kind kind)
+{
+    if (winKind_ == Kind::Behind && winSize_ > 0) {
+        // The walk left the last window behind: size the next one by how
+        // much of this one it used.
+        behindBytes_ = winUsed_ * 4 >= winSize_ ? std::min(behindBytes_ * 2, windowBytes_)
+                                                   : std::max(behindBytes_ / 2, kMinWindow);
+    }
+    // Allocated once and never zeroed (a probe followed by a window behind
+    // it must not clear a MiB in between); its pages count only once read
+    // into. No read is longer than windowBytes_.
+    if (end - start > winCapacity_) {
+        winCapacity_ = std::max(end - start, windowBytes_);
+        win_.reset(new uint8_t[winCapacity_]);
+    }
+    winSize_ = 0; // nothing valid if the read fails
+    winSize_ = w.file->readSomeAt(win_.get(), size_t(end - start), start);
+    winFile_ = w.file;
+    winStart_ = start;
+    winKind_ = kind;
+    winUsed_ = 0;
+}
+
 const uint8_t* GenerationReader::window(const Where& w, uint64_t need)
 {
     if (need > w.available)
@@ -45,31 +76,23 @@ const uint8_t* GenerationReader::window(const Where& w, uint64_t need)
         w.file->readAt(big_.data(), need, w.position);
         return big_.data();
     }
-    if (winFile_ == w.file && w.position >= winStart_ && w.position + need <= winStart_ + win_.size())
-        return win_.data() + (w.position - winStart_);
+    if (holds(w, need))
+        return win_.get() + (w.position - winStart_);
     const uint64_t fileEnd = w.position + w.available;
-    uint64_t start, end;
-    if (winFile_ == w.file && w.position >= winStart_ + win_.size() && w.position < winStart_ + win_.size() + ahead_) {
+    if (winFile_ == w.file && w.position >= winStart_ + winSize_ && w.position < winStart_ + winSize_ + ahead_) {
         // Just past the window's end: a forward scan (a dry run counting
         // dead objects), so read ahead from here. (The walk jumps forward
         // only from one block of a prefix to the end of the next, about a
         // block away, and goes on downwards from there.)
-        start = w.position;
-        end = std::min(fileEnd, std::max(w.position + need, w.position + windowBytes_));
+        fill(w, w.position, std::min(fileEnd, std::max(w.position + need, w.position + windowBytes_)), Kind::Ahead);
     } else {
-        // The walk: next reads go to smaller positions, so end the window a
-        // little past this one.
-        end = std::min(fileEnd, std::max(w.position + need, w.position + ahead_));
-        start = end > windowBytes_ ? end - windowBytes_ : 0;
+        // The walk: a probe from the header on; readObject() reads the
+        // window behind a small object once it knows the object's size.
+        fill(w, w.position, std::min(fileEnd, std::max(w.position + need, w.position + kProbeBytes)), Kind::Probe);
     }
-    win_.resize(end - start);
-    const size_t got = w.file->readSomeAt(win_.data(), win_.size(), start);
-    win_.resize(got);
-    winFile_ = w.file;
-    winStart_ = start;
-    if (w.position + need > start + got)
+    if (!holds(w, need))
         failAt(w.file->path(), w.position, "pack object is truncated");
-    return win_.data() + (w.position - winStart_);
+    return win_.get() + (w.position - winStart_);
 }
 
 uint64_t GenerationReader::readObject(uint64_t offset, std::vector<uint64_t>& children, const uint8_t** bytes)
@@ -77,32 +100,41 @@ uint64_t GenerationReader::readObject(uint64_t offset, std::vector<uint64_t>& ch
     const Where w = locate(offset);
     const uint8_t* start = window(w, pack::kHeaderFrameOverhead);
     const uint32_t payloadSize = pack::parseHeaderFrameStart(start, w.file->path(), w.position);
-    const uint8_t* payload = window(w, pack::kHeaderFrameOverhead + uint64_t(payloadSize)) + pack::kHeaderFrameOverhead;
+    const uint64_t headerBytes = pack::kHeaderFrameOverhead + uint64_t(payloadSize);
+    const uint8_t* payload = window(w, headerBytes) + pack::kHeaderFrameOverhead;
     const pack::ObjectHeader h = pack::parseHeaderPayload(payload, payloadSize, w.file->path(), w.position, offset);
     if (h.totalBytes > w.available)
         failAt(w.file->path(), w.position, "pack object at offset " + std::to_string(offset) + " claims "
                                                + std::to_string(h.totalBytes) + " bytes, more than remain");
     for (const auto& c : h.children)
         children.push_back(c.offset);
-    if (bytes) {
-        const bool inWindow = winFile_ == w.file && w.position >= winStart_
-                              && w.position + h.totalBytes <= winStart_ + win_.size()
-                              && payload == win_.data() + (w.position - winStart_) + pack::kHeaderFrameOverhead;
-        *bytes = inWindow ? win_.data() + (w.position - winStart_) : nullptr;
+    // The header was just probed: behind a small object, read the window
+    // the next objects will come from (it holds this one too).
+    const bool probed = headerBytes <= windowBytes_ / 2 && winKind_ == Kind::Probe && holds(w, headerBytes)
+                        && winStart_ == w.position;
+    if (probed && h.totalBytes <= kSmallObject) {
+        const uint64_t end = w.position + h.totalBytes;
+        fill(w, end > behindBytes_ ? end - behindBytes_ : 0, end, Kind::Behind);
+        if (!holds(w, h.totalBytes))
+            failAt(w.file->path(), w.position, "pack object is truncated");
     }
+    const bool whole = headerBytes <= windowBytes_ / 2 && holds(w, h.totalBytes);
+    if (whole)
+        winUsed_ += h.totalBytes;
+    if (bytes)
+        *bytes = whole ? win_.get() + (w.position - winStart_) : nullptr;
     return h.totalBytes;
 }
 
-void GenerationReader::readSpan(uint64_t offset, void* buf, uint64_t size) const
+void GenerationReader::copySpan(uint64_t offset, uint64_t size, File& out, uint64_t outPosition) const
 {
-    auto* out = static_cast<uint8_t*>(buf);
     while (size > 0) {
         const Where w = locate(offset);
         const uint64_t n = std::min(size, w.available);
         if (n == 0)
             failAt(w.file->path(), w.position, "pack offset " + std::to_string(offset) + " is past the end of the pack");
-        w.file->readAt(out, n, w.position);
-        out += n;
+        copyRange(*w.file, w.position, out, outPosition, n);
+        outPosition += n;
         offset += n;
         size -= n;
     }

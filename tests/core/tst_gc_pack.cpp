@@ -83,23 +83,29 @@ private slots:
     {
         QTest::addColumn<int>("rounds");
         QTest::addColumn<int>("blockBytes");
-        QTest::newRow("1") << 1 << (8 << 10);
-        QTest::newRow("2") << 2 << (8 << 10);
-        QTest::newRow("5") << 5 << (8 << 10);
-        QTest::newRow("5, 4 MiB blocks") << 5 << (4 << 20);
-        QTest::newRow("5, 100-byte blocks: every range copied on its own") << 5 << 100;
+        QTest::addColumn<int>("maxChunk"); // raw bytes; 16 letters compress about 2:1
+        QTest::newRow("1") << 1 << (8 << 10) << 3000;
+        QTest::newRow("2") << 2 << (8 << 10) << 3000;
+        QTest::newRow("5") << 5 << (8 << 10) << 3000;
+        QTest::newRow("5, 4 MiB blocks") << 5 << (4 << 20) << 3000;
+        QTest::newRow("5, 100-byte blocks: every range copied on its own") << 5 << 100 << 3000;
+        // Objects over 16 KiB are not read by the walk but copied in the
+        // kernel, from the suffix and (rounds 2-5) across old prefix ranges.
+        QTest::newRow("5, large objects, 4 MiB blocks") << 5 << (4 << 20) << 120000;
+        QTest::newRow("5, large objects, 64 KiB blocks") << 5 << (64 << 10) << 120000;
     }
     void successiveGcs()
     {
         QFETCH(int, rounds);
         QFETCH(int, blockBytes);
+        QFETCH(int, maxChunk);
         QTemporaryDir dir;
         const QString packDir = dir.filePath("pack");
         ToyStore s(packDir.toStdString());
         std::mt19937_64 rng(uint64_t(rounds) * 31);
-        std::vector<std::string> shared = makeChunks(rng, {}, 8);
+        std::vector<std::string> shared = makeChunks(rng, {}, 8, size_t(maxChunk));
         for (int i = 0; i < 30; ++i)
-            s.add(makeChunks(rng, shared, 1 + int(rng() % 6)));
+            s.add(makeChunks(rng, shared, 1 + int(rng() % 6), size_t(maxChunk)));
         for (int round = 0; round < rounds; ++round) {
             // Evict about half, add a few more (some sharing), then GC.
             std::vector<int> ids;
@@ -109,7 +115,7 @@ private slots:
                 if (rng() % 2)
                     s.evict(id);
             for (int i = 0; i < 10; ++i)
-                s.add(makeChunks(rng, shared, int(rng() % 5)));
+                s.add(makeChunks(rng, shared, int(rng() % 5), size_t(maxChunk)));
             const uint64_t before = dataBytes(s.pack());
             const uint64_t unreachable = s.unreachableBytes();
             const uint64_t generation = s.pack().sizes().generation;

@@ -1,12 +1,15 @@
 // PrefixWriter: objects handed over in decreasing offset order come out as
 // one contiguous piece of the prefix per live range, whatever the block size
-// (ranges shorter and longer than a block, bytes given or read back), and the
-// mapping records say where each piece went.
+// (ranges shorter and longer than a block, bytes given or copied from the old
+// pack with copyRange), and the mapping records say where each piece went.
+// No old byte is copied twice: an object not in memory is copied once, one
+// in memory is not copied at all unless its range outgrew the block.
 #include "common/TestSupport.h"
 #include "core/gc/Gc.h"
 #include "core/gc/MappingBuilder.h"
 #include "core/gc/PrefixWriter.h"
 #include "core/pack/MappingFile.h"
+#include "core/util/CopyRange.h"
 #include "core/util/Error.h"
 
 #include <algorithm>
@@ -61,12 +64,17 @@ private slots:
         QTest::addColumn<int>("block");
         QTest::addColumn<qulonglong>("maxObject");
         QTest::addColumn<int>("deadOneIn");
-        QTest::newRow("small objects, big block") << 1ull << (1 << 20) << 200ull << 2;
-        QTest::newRow("small objects, small block") << 2ull << 4096 << 200ull << 2;
-        QTest::newRow("objects near the block size") << 3ull << 4096 << 5000ull << 3;
-        QTest::newRow("long live runs") << 4ull << 8192 << 700ull << 50;
-        QTest::newRow("everything live") << 5ull << 8192 << 300ull << 1;
-        QTest::newRow("tiny block: every range on its own") << 6ull << 64 << 300ull << 2;
+        QTest::addColumn<int>("given"); // objects given in memory: 0 none, 1 half (at random), 2 all
+        QTest::newRow("small objects, big block") << 1ull << (1 << 20) << 200ull << 2 << 1;
+        QTest::newRow("small objects, small block") << 2ull << 4096 << 200ull << 2 << 1;
+        QTest::newRow("objects near the block size") << 3ull << 4096 << 5000ull << 3 << 1;
+        QTest::newRow("long live runs") << 4ull << 8192 << 700ull << 50 << 1;
+        QTest::newRow("everything live") << 5ull << 8192 << 300ull << 1 << 1;
+        QTest::newRow("tiny block: every range on its own") << 6ull << 64 << 300ull << 2 << 1;
+        QTest::newRow("nothing in memory: every byte copied once") << 7ull << 4096 << 3000ull << 3 << 0;
+        QTest::newRow("nothing in memory, long live runs") << 8ull << 8192 << 700ull << 50 << 0;
+        QTest::newRow("everything in memory, short ranges: nothing copied") << 9ull << (1 << 20) << 200ull << 2 << 2;
+        QTest::newRow("everything in memory, long live runs") << 10ull << 8192 << 700ull << 50 << 2;
     }
     void rangesStayWhole()
     {
@@ -74,18 +82,27 @@ private slots:
         QFETCH(int, block);
         QFETCH(qulonglong, maxObject);
         QFETCH(int, deadOneIn);
+        QFETCH(int, given);
         const Source src = makeSource(seed, 3000, maxObject, deadOneIn == 1 ? 1 << 30 : deadOneIn);
         QTemporaryDir dir;
+        QVERIFY(testsupport::writeFile(dir.filePath("0.suffix"), QByteArray::fromStdString(src.bytes)));
+        const File old = File::openRead(dir.filePath("0.suffix").toStdString());
         const std::string mappingPath = dir.filePath("1.mapping").toStdString();
         File out = File::create(dir.filePath("1.prefix").toStdString());
         MappingBuilder mapping(mappingPath);
-        uint64_t reads = 0, lastWritten = 0, callbacks = 0;
+        uint64_t copies = 0, copied = 0, lastWritten = 0, callbacks = 0;
+        std::vector<bool> copiedOnce(src.bytes.size(), false);
         PrefixWriter w(
             out, mapping, size_t(block),
-            [&](uint64_t offset, uint8_t* dst, uint64_t n) {
+            [&](uint64_t offset, uint64_t n, File& to, uint64_t at) {
                 QVERIFY(offset + n <= src.bytes.size());
-                std::memcpy(dst, src.bytes.data() + offset, n);
-                ++reads;
+                for (uint64_t i = offset; i < offset + n; ++i) {
+                    QVERIFY2(!copiedOnce[i], qPrintable(QString("old byte %1 copied twice").arg(i)));
+                    copiedOnce[i] = true;
+                }
+                copyRange(old, offset, to, at, n);
+                ++copies;
+                copied += n;
             },
             [&](uint64_t written) {
                 QVERIFY(written > lastWritten);
@@ -94,9 +111,8 @@ private slots:
             });
         std::mt19937_64 rng(seed * 7);
         for (auto it = src.live.rbegin(); it != src.live.rend(); ++it) {
-            // Half the objects come with their bytes, the others are read back.
-            const bool given = rng() % 2;
-            w.add(it->offset, it->size, given ? reinterpret_cast<const uint8_t*>(src.bytes.data() + it->offset) : nullptr);
+            const bool inMemory = given == 2 || (given == 1 && rng() % 2);
+            w.add(it->offset, it->size, inMemory ? reinterpret_cast<const uint8_t*>(src.bytes.data() + it->offset) : nullptr);
         }
         uint64_t liveBytes = 0;
         for (const auto& r : src.ranges)
@@ -105,7 +121,12 @@ private slots:
         QCOMPARE(w.ranges(), uint64_t(src.ranges.size()));
         QCOMPARE(lastWritten, liveBytes);
         QVERIFY(callbacks >= liveBytes / uint64_t(block));
-        QVERIFY(reads > 0);
+        if (given == 0)
+            QCOMPARE(copied, liveBytes);
+        else if (given == 2 && deadOneIn == 2)
+            QCOMPARE(copies, uint64_t(0));
+        else
+            QVERIFY(copies > 0 && copied < liveBytes);
         QCOMPARE(mapping.finish(), uint64_t(src.ranges.size()));
         out.sync();
 
