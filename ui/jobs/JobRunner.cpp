@@ -1,12 +1,8 @@
 #include "ui/jobs/JobRunner.h"
 
-#include "ui/jobs/Background.h"
-
 #include "core/util/Units.h"
 
-#include <QMetaObject>
-#include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
+#include <mutex>
 
 namespace ui {
 
@@ -16,6 +12,12 @@ struct JobRunner::Channel {
     std::mutex mutex;
     cs::JobStatus latest;
     bool posted = false;
+};
+
+struct JobRunner::Outcome {
+    bool ok = false;
+    cs::JobStatus status;
+    std::any value;
 };
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent)
@@ -33,9 +35,7 @@ JobRunner::~JobRunner()
 
 void JobRunner::waitForAll()
 {
-    for (QFuture<void>& f : futures_)
-        f.waitForFinished();
-    futures_.clear();
+    background_.waitForAll();
 }
 
 void JobRunner::cancel()
@@ -47,8 +47,6 @@ void JobRunner::cancel()
 int JobRunner::start(const QString& name, Work work, const QStringList& steps)
 {
     cancel();
-    // Forget workers that already returned; the others are waited for on destruction.
-    std::erase_if(futures_, [](const QFuture<void>& f) { return f.isFinished(); });
 
     const int id = ++nextId_;
     currentId_ = id;
@@ -62,24 +60,24 @@ int JobRunner::start(const QString& name, Work work, const QStringList& steps)
     lastStatus_ = job->status();
 
     auto channel = std::make_shared<Channel>();
-    job->setListener([this, id, channel](const cs::JobStatus& s) {
+    job->setListener([this, id, channel, link = background_.link()](const cs::JobStatus& s) {
         std::lock_guard lock(channel->mutex);
         channel->latest = s;
         if (channel->posted)
             return;
         channel->posted = true;
-        QMetaObject::invokeMethod(this, [this, id, channel] { deliverProgress(id, channel); }, Qt::QueuedConnection);
+        link.toGui([this, id, channel] { deliverProgress(id, channel); });
     });
 
-    futures_.push_back(runInBackground([this, id, job, work = std::move(work)] {
-        std::any value;
-        const bool ok = job->run([&](cs::Job& j) { value = work(j); });
-        job->setListener({});
-        const cs::JobStatus status = job->status();
-        QMetaObject::invokeMethod(
-            this, [this, id, ok, status, value = std::move(value)]() mutable { deliverFinished(id, ok, status, std::move(value)); },
-            Qt::QueuedConnection);
-    }));
+    background_.run(
+        [job, work = std::move(work)] {
+            Outcome outcome;
+            outcome.ok = job->run([&](cs::Job& j) { outcome.value = work(j); });
+            job->setListener({});
+            outcome.status = job->status();
+            return outcome;
+        },
+        [this, id](Outcome outcome) { deliverFinished(id, std::move(outcome)); });
     Q_EMIT started(id);
     return id;
 }
@@ -98,14 +96,16 @@ void JobRunner::deliverProgress(int jobId, const std::shared_ptr<Channel>& chann
     Q_EMIT progress(s);
 }
 
-void JobRunner::deliverFinished(int jobId, bool ok, const cs::JobStatus& status, std::any result)
+void JobRunner::deliverFinished(int jobId, Outcome outcome)
 {
     if (jobId != currentId_)
         return;  // stale result of a replaced job
+    const bool ok = outcome.ok;
+    const cs::JobStatus& status = outcome.status;
     running_ = false;
     current_.reset();
     lastStatus_ = status;
-    result_ = ok ? std::move(result) : std::any();
+    result_ = ok ? std::move(outcome.value) : std::any();
     QString text;
     if (ok)
         text = QString::fromStdString(status.result);

@@ -3,22 +3,21 @@
 // progress and results of a job that is no longer current are dropped, so a
 // view only ever sees the outcome of the last thing it asked for.
 //
-// Progress is coalesced: the worker keeps only the latest status and posts at
-// most one event at a time to the GUI thread, on top of the core's own 0.1 %
-// throttle. The destructor cancels every running job and waits for it, so no
-// result is ever posted to a dead runner.
+// Work runs through a ui::Background (the WorkerPool, results back through
+// the GuiInbox). Progress is coalesced: the worker keeps only the latest
+// status and has at most one call at a time on its way to the GUI thread, on
+// top of the core's own 0.1 % throttle. The destructor cancels every running
+// job and waits for it, so no work outlives the runner.
 #pragma once
 #include "core/jobs/Job.h"
+#include "ui/jobs/Background.h"
 
-#include <QFuture>
 #include <QObject>
 #include <QString>
 
 #include <any>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <vector>
 
 Q_DECLARE_METATYPE(cs::JobStatus)
 
@@ -59,8 +58,9 @@ Q_SIGNALS:
 
 private:
     struct Channel;  // shared between the worker and the GUI thread
+    struct Outcome;  // what a worker hands back
     void deliverProgress(int jobId, const std::shared_ptr<Channel>& channel);
-    void deliverFinished(int jobId, bool ok, const cs::JobStatus& status, std::any result);
+    void deliverFinished(int jobId, Outcome outcome);
 
     int nextId_ = 0;
     int currentId_ = 0;
@@ -68,7 +68,7 @@ private:
     std::shared_ptr<cs::Job> current_;
     cs::JobStatus lastStatus_;
     std::any result_;
-    std::vector<QFuture<void>> futures_;
+    Background background_;
 };
 
 } // namespace ui

@@ -1,16 +1,12 @@
 #include "ui/store/EntryTableModel.h"
 
-#include "ui/jobs/Background.h"
-
 #include "core/jobs/Job.h"
 #include "core/util/Units.h"
 
 #include <QBrush>
 #include <QDateTime>
-#include <QFutureWatcher>
 #include <QGuiApplication>
 #include <QPalette>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace ui {
 
@@ -22,7 +18,7 @@ namespace {
 
 struct CountResult {
     uint64_t count = 0;
-    QString error;
+    std::string error;
 };
 
 // Keys are arbitrary bytes: show control characters (NUL, newlines) visibly.
@@ -120,30 +116,28 @@ void EntryTableModel::startAnchors()
     anchorJob_ = job;
     const int generation = generation_;
     using Anchors = std::shared_ptr<const cs::store::PageAnchors>;
-    auto* watcher = new QFutureWatcher<Anchors>(this);
-    connect(watcher, &QFutureWatcher<Anchors>::finished, this, [this, watcher, generation, job] {
-        watcher->deleteLater();
-        if (job != anchorJob_)
-            return;   // superseded (reset, or rebuilt meanwhile)
-        anchorJob_.reset();
-        Anchors a = watcher->result();
-        if (!a || generation != generation_)
-            return;
-        anchors_ = std::move(a);
-        Q_EMIT anchorsReady();
-    });
     // buildPageAnchors reads on a connection of its own: the store's
     // connection stays free for pages meanwhile.
     auto store = countStore_ ? countStore_ : store_;
-    watcher->setFuture(runInBackground([store, filter = filter_, sort = sort_, desc = descending_, job]() -> Anchors {
-        try {
-            job->start();
-            return std::make_shared<const cs::store::PageAnchors>(
-                store->buildPageAnchors(filter, sort, desc, *job, uint64_t(kPageRows)));
-        } catch (const std::exception&) {
-            return nullptr;   // cancelled or failed: pages keep using OFFSET
-        }
-    }));
+    background_.run(
+        [store, filter = filter_, sort = sort_, desc = descending_, job]() -> Anchors {
+            try {
+                job->start();
+                return std::make_shared<const cs::store::PageAnchors>(
+                    store->buildPageAnchors(filter, sort, desc, *job, uint64_t(kPageRows)));
+            } catch (const std::exception&) {
+                return nullptr;   // cancelled or failed: pages keep using OFFSET
+            }
+        },
+        [this, generation, job](Anchors a) {
+            if (job != anchorJob_)
+                return;   // superseded (reset, or rebuilt meanwhile)
+            anchorJob_.reset();
+            if (!a || generation != generation_)
+                return;
+            anchors_ = std::move(a);
+            Q_EMIT anchorsReady();
+        });
 }
 
 std::vector<EntryRow> EntryTableModel::readPage(const cs::store::Store& store, int page) const
@@ -186,29 +180,27 @@ void EntryTableModel::startCount(const cs::store::EntryFilter& filter)
     // on a worker and only the latest one is applied.
     const int generation = ++countGeneration_;
     counting_ = true;
-    auto* watcher = new QFutureWatcher<CountResult>(this);
-    connect(watcher, &QFutureWatcher<CountResult>::finished, this, [this, watcher, generation, filter] {
-        watcher->deleteLater();
-        if (generation != countGeneration_)
-            return;
-        counting_ = false;
-        const CountResult r = watcher->result();
-        if (!r.error.isEmpty()) {
-            Q_EMIT countFailed(r.error);
-            return;
-        }
-        applyFilter(filter, r.count);
-        Q_EMIT filterApplied(QString::fromStdString(filter.keyContains), r.count);
-    });
-    watcher->setFuture(runInBackground([store = countStore_, filter] {
-        CountResult r;
-        try {
-            r.count = store->countEntries(filter);
-        } catch (const std::exception& e) {
-            r.error = QString::fromUtf8(e.what());
-        }
-        return r;
-    }));
+    background_.run(
+        [store = countStore_, filter] {
+            CountResult r;
+            try {
+                r.count = store->countEntries(filter);
+            } catch (const std::exception& e) {
+                r.error = e.what();
+            }
+            return r;
+        },
+        [this, generation, filter](const CountResult& r) {
+            if (generation != countGeneration_)
+                return;
+            counting_ = false;
+            if (!r.error.empty()) {
+                Q_EMIT countFailed(QString::fromStdString(r.error));
+                return;
+            }
+            applyFilter(filter, r.count);
+            Q_EMIT filterApplied(QString::fromStdString(filter.keyContains), r.count);
+        });
 }
 
 void EntryTableModel::refresh()
@@ -243,49 +235,47 @@ void EntryTableModel::refreshInPlace()
         bool ok = false;
     };
     const int generation = generation_;
-    auto* watcher = new QFutureWatcher<Reread>(this);
-    connect(watcher, &QFutureWatcher<Reread>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        Reread r = watcher->result();
-        // A reset (filter, sort, refresh) since the start has read everything anew.
-        if (!r.ok || generation != generation_ || counting_)
-            return;
-        const uint64_t old = count_;
-        if (r.count > old) {
-            beginInsertRows({}, int(old), int(r.count) - 1);
-            count_ = r.count;
-            endInsertRows();
-        } else if (r.count < old) {
-            beginRemoveRows({}, int(r.count), int(old) - 1);
-            count_ = r.count;
-            endRemoveRows();
-        }
-        // Pages in flight were read before the change: they must not land.
-        ++generation_;
-        pages_.clear();
-        lru_.clear();
-        wanted_.clear();
-        for (auto& [page, rows] : r.pages)
-            insertPage(page, std::move(rows));
-        startAnchors();   // the old ones are stale
-        if (count_ > 0)
-            Q_EMIT dataChanged(index(0, 0), index(int(count_) - 1, ColumnCount - 1));
-        Q_EMIT refreshedInPlace();
-    });
-    watcher->setFuture(runInBackground([store = countStore_, filter = filter_, sort = sort_, desc = descending_,
-                                          cached] {
-        Reread r;
-        try {
-            r.count = store->countEntries(filter);
-            for (int page : cached)
-                if (uint64_t(page) * kPageRows < r.count)
-                    r.pages.emplace_back(page, store->listEntries(filter, sort, desc, uint64_t(page) * kPageRows, kPageRows));
-            r.ok = true;
-        } catch (const std::exception&) {
-            r.ok = false;   // the next change (or F5) reads again
-        }
-        return r;
-    }));
+    background_.run(
+        [store = countStore_, filter = filter_, sort = sort_, desc = descending_, cached] {
+            Reread r;
+            try {
+                r.count = store->countEntries(filter);
+                for (int page : cached)
+                    if (uint64_t(page) * kPageRows < r.count)
+                        r.pages.emplace_back(page,
+                                             store->listEntries(filter, sort, desc, uint64_t(page) * kPageRows, kPageRows));
+                r.ok = true;
+            } catch (const std::exception&) {
+                r.ok = false;   // the next change (or F5) reads again
+            }
+            return r;
+        },
+        [this, generation](Reread r) {
+            // A reset (filter, sort, refresh) since the start has read everything anew.
+            if (!r.ok || generation != generation_ || counting_)
+                return;
+            const uint64_t old = count_;
+            if (r.count > old) {
+                beginInsertRows({}, int(old), int(r.count) - 1);
+                count_ = r.count;
+                endInsertRows();
+            } else if (r.count < old) {
+                beginRemoveRows({}, int(r.count), int(old) - 1);
+                count_ = r.count;
+                endRemoveRows();
+            }
+            // Pages in flight were read before the change: they must not land.
+            ++generation_;
+            pages_.clear();
+            lru_.clear();
+            wanted_.clear();
+            for (auto& [page, rows] : r.pages)
+                insertPage(page, std::move(rows));
+            startAnchors();   // the old ones are stale
+            if (count_ > 0)
+                Q_EMIT dataChanged(index(0, 0), index(int(count_) - 1, ColumnCount - 1));
+            Q_EMIT refreshedInPlace();
+        });
 }
 
 int EntryTableModel::loadedRowOf(int64_t id) const
@@ -389,40 +379,37 @@ void EntryTableModel::startNextFetch()
         bool anchored = false;   // read by a seek from an anchor
         bool stale = false;      // the anchors no longer match the catalog
     };
-    auto* watcher = new QFutureWatcher<Fetched>(this);
-    connect(watcher, &QFutureWatcher<Fetched>::finished, this, [this, watcher, page, generation] {
-        watcher->deleteLater();
-        fetching_ = false;
-        if (generation == generation_) {
-            Fetched f = watcher->result();
-            ++pageFetches_;
-            anchoredFetches_ += f.anchored ? 1 : 0;
-            if (f.stale && !anchorRebuild_->isActive() && !anchorJob_)
-                anchorRebuild_->start();
-            insertPage(page, std::move(f.rows));
-            const int first = page * kPageRows;
-            const int last = std::min(rowCount(), first + kPageRows) - 1;
-            if (last >= first)
-                Q_EMIT dataChanged(index(first, 0), index(last, ColumnCount - 1));
-        }
-        startNextFetch();
-    });
-    watcher->setFuture(runInBackground([store = countStore_, anchors = anchors_, filter = filter_, sort = sort_,
-                                          desc = descending_, page] {
-        Fetched f;
-        const uint64_t offset = uint64_t(page) * kPageRows;
-        try {
-            if (anchors) {
-                f.rows = store->listEntries(*anchors, offset, kPageRows, &f.stale);
-                f.anchored = !f.stale;
-            } else {
-                f.rows = store->listEntries(filter, sort, desc, offset, kPageRows);
+    background_.run(
+        [store = countStore_, anchors = anchors_, filter = filter_, sort = sort_, desc = descending_, page] {
+            Fetched f;
+            const uint64_t offset = uint64_t(page) * kPageRows;
+            try {
+                if (anchors) {
+                    f.rows = store->listEntries(*anchors, offset, kPageRows, &f.stale);
+                    f.anchored = !f.stale;
+                } else {
+                    f.rows = store->listEntries(filter, sort, desc, offset, kPageRows);
+                }
+            } catch (const std::exception&) {
+                f.rows.clear();   // shown as empty rows; the next refresh reads again
             }
-        } catch (const std::exception&) {
-            f.rows.clear();   // shown as empty rows; the next refresh reads again
-        }
-        return f;
-    }));
+            return f;
+        },
+        [this, page, generation](Fetched f) {
+            fetching_ = false;
+            if (generation == generation_) {
+                ++pageFetches_;
+                anchoredFetches_ += f.anchored ? 1 : 0;
+                if (f.stale && !anchorRebuild_->isActive() && !anchorJob_)
+                    anchorRebuild_->start();
+                insertPage(page, std::move(f.rows));
+                const int first = page * kPageRows;
+                const int last = std::min(rowCount(), first + kPageRows) - 1;
+                if (last >= first)
+                    Q_EMIT dataChanged(index(first, 0), index(last, ColumnCount - 1));
+            }
+            startNextFetch();
+        });
 }
 
 std::optional<EntryRow> EntryTableModel::entryAt(int row) const

@@ -16,6 +16,7 @@
 // model switches to the new filter (one reset) when the count arrives.
 #pragma once
 #include "core/store/Store.h"
+#include "ui/jobs/Background.h"
 
 #include <QAbstractTableModel>
 #include <QString>
@@ -145,6 +146,7 @@ private:
     std::shared_ptr<cs::Job> anchorJob_;                      // the build whose result is awaited
     QTimer* anchorRebuild_ = nullptr;                         // debounces rebuilds of stale anchors
     mutable uint64_t anchoredFetches_ = 0;
+    Background background_;   // counts, anchors and pages off the GUI thread
 };
 
 } // namespace ui

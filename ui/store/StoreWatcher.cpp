@@ -1,8 +1,5 @@
 #include "ui/store/StoreWatcher.h"
 
-#include "ui/jobs/Background.h"
-
-#include <QFutureWatcher>
 #include <QTimer>
 
 #include <mutex>
@@ -62,31 +59,29 @@ void StoreWatcher::poll(bool baseline)
     const bool takeAsBaseline = std::exchange(baselinePending_, false);
     const int epoch = epoch_;
     using Result = std::optional<cs::store::EntryChangeCounters>;
-    auto* watcher = new QFutureWatcher<Result>(this);
-    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, epoch, takeAsBaseline] {
-        watcher->deleteLater();
-        if (epoch != epoch_)
-            return;
-        inFlight_ = false;
-        const Result r = watcher->result();
-        if (!r)
-            return;   // a damaged or vanished catalog: the views report it on their next read
-        const bool moved = known_ && *r != seen_;
-        seen_ = *r;
-        known_ = true;
-        Q_EMIT polled();
-        if (moved && !takeAsBaseline && !paused_)
-            Q_EMIT changed();
-        if (baselinePending_)
-            poll(true);
-    });
-    watcher->setFuture(runInBackground([reader = reader_]() -> Result {
-        try {
-            return reader->read();
-        } catch (const std::exception&) {
-            return std::nullopt;
-        }
-    }));
+    background_.run(
+        [reader = reader_]() -> Result {
+            try {
+                return reader->read();
+            } catch (const std::exception&) {
+                return std::nullopt;
+            }
+        },
+        [this, epoch, takeAsBaseline](const Result& r) {
+            if (epoch != epoch_)
+                return;
+            inFlight_ = false;
+            if (!r)
+                return;   // a damaged or vanished catalog: the views report it on their next read
+            const bool moved = known_ && *r != seen_;
+            seen_ = *r;
+            known_ = true;
+            Q_EMIT polled();
+            if (moved && !takeAsBaseline && !paused_)
+                Q_EMIT changed();
+            if (baselinePending_)
+                poll(true);
+        });
 }
 
 } // namespace ui

@@ -6,6 +6,7 @@
 // read on the GUI thread.
 #pragma once
 #include "core/store/ChangeCounters.h"
+#include "ui/jobs/Background.h"
 
 #include <QString>
 
@@ -54,6 +55,7 @@ private:
     bool inFlight_ = false;
     bool baselinePending_ = false;
     int epoch_ = 0;   // bumped by rebaseline(): results of older polls are dropped
+    Background background_;
 };
 
 } // namespace ui

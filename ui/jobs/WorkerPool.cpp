@@ -1,0 +1,82 @@
+#include "ui/jobs/WorkerPool.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace ui {
+
+WorkerPool& WorkerPool::instance()
+{
+    static WorkerPool pool(std::max(4, int(std::thread::hardware_concurrency())));
+    return pool;
+}
+
+WorkerPool::WorkerPool(int maxThreads) : maxThreads_(std::max(1, maxThreads)) {}
+
+WorkerPool::~WorkerPool()
+{
+    std::deque<std::function<void()>> dropped;
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+        dropped.swap(tasks_);
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_)
+        t.join();
+}
+
+void WorkerPool::post(std::function<void()> task)
+{
+    std::unique_lock lock(mutex_);
+    if (stopping_)
+        return;   // the process is exiting: dropped like the tasks still queued
+    tasks_.push_back(std::move(task));
+    // Each waiting thread takes one queued task; start another thread while
+    // more tasks wait than threads are idle, up to the limit.
+    if (int(tasks_.size()) > idle_ && int(threads_.size()) < maxThreads_)
+        threads_.emplace_back([this] { serve(); });
+    lock.unlock();
+    wake_.notify_one();
+}
+
+int WorkerPool::busyThreads() const
+{
+    std::lock_guard lock(mutex_);
+    return busy_;
+}
+
+void WorkerPool::serve()
+{
+    lowerThisThreadsPriority();
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        ++idle_;
+        wake_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+        --idle_;
+        if (stopping_)
+            return;
+        std::function<void()> task = std::move(tasks_.front());
+        tasks_.pop_front();
+        ++busy_;
+        lock.unlock();
+        task();
+        task = nullptr;   // its captures go before the thread counts as idle
+        lock.lock();
+        --busy_;
+    }
+}
+
+void lowerThisThreadsPriority()
+{
+    constexpr int kBackgroundNice = 10;
+    thread_local bool lowered = false;
+    if (lowered)
+        return;
+    lowered = true;
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kBackgroundNice);
+}
+
+} // namespace ui
