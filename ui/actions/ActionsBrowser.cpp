@@ -268,8 +268,8 @@ void ActionsBrowser::onCurrentChanged()
         return;
     shownEntryId_ = id;
     partsHeader_->setText(tr("Listing the files of %1…").arg(QString::fromStdString(e->key).toHtmlEscaped()));
-    partsRunner_->start(tr("Listing parts"), [where = where_, entry = *e](cs::Job& job) {
-        auto cache = openActionsForReading(where);
+    partsRunner_->start(tr("Listing parts"), [paths = where_.paths, entry = *e](cs::Job& job) {
+        auto cache = openActionsForReading(paths);
         job.checkCancel();
         return std::any(PartsPtr(std::make_shared<const std::vector<cs::actions::ActionsPart>>(
             cache->parts(entry, kMaxMissingShown))));

@@ -75,20 +75,20 @@ int64_t nowEpochMs()
         .count();
 }
 
-std::unique_ptr<cs::actions::ActionsCache> openActionsForReading(const ActionsDataLocation& where)
+std::unique_ptr<cs::actions::ActionsCache> openActionsForReading(const cs::actions::DataDirPaths& paths)
 {
-    return cs::actions::ActionsCache::open(where.paths, false);
+    return cs::actions::ActionsCache::open(paths, false);
 }
 
-std::unique_ptr<cs::actions::ActionsCache> openActionsForWriting(const ActionsDataLocation& where)
+std::unique_ptr<cs::actions::ActionsCache> openActionsForWriting(const cs::actions::DataDirPaths& paths)
 {
-    return cs::actions::ActionsCache::open(where.paths, true);
+    return cs::actions::ActionsCache::open(paths, true);
 }
 
-ActionsSnapshot readActionsSnapshot(const ActionsDataLocation& where, cs::Job& job, size_t limit)
+ActionsSnapshot readActionsSnapshot(const cs::actions::DataDirPaths& paths, cs::Job& job, size_t limit)
 {
     ActionsSnapshot s;
-    auto cache = openActionsForReading(where);
+    auto cache = openActionsForReading(paths);
     s.totalEntries = cache->entryCount();
     auto page = cache->entriesPage(std::nullopt, std::max<size_t>(limit, 1), &job);
     s.entries = std::move(page.entries);

@@ -62,11 +62,14 @@ struct ActionsSnapshot {
 };
 using ActionsSnapshotPtr = std::shared_ptr<const ActionsSnapshot>;
 
+// These take the core's paths, not an ActionsDataLocation: work on a worker
+// thread captures no QString (ui/jobs/Background.h).
 // Opens the data read-only: no byte of the data dir changes.
-std::unique_ptr<cs::actions::ActionsCache> openActionsForReading(const ActionsDataLocation& where);
+std::unique_ptr<cs::actions::ActionsCache> openActionsForReading(const cs::actions::DataDirPaths& paths);
 // Opens the data for a write the user confirmed (merge, evict, orphans).
-std::unique_ptr<cs::actions::ActionsCache> openActionsForWriting(const ActionsDataLocation& where);
+std::unique_ptr<cs::actions::ActionsCache> openActionsForWriting(const cs::actions::DataDirPaths& paths);
 // The entry count, the first `limit` entries and the pending uploads in one read.
-ActionsSnapshot readActionsSnapshot(const ActionsDataLocation& where, cs::Job& job, size_t limit = kActionsPageSize);
+ActionsSnapshot readActionsSnapshot(const cs::actions::DataDirPaths& paths, cs::Job& job,
+                                    size_t limit = kActionsPageSize);
 
 } // namespace ui

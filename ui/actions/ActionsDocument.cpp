@@ -59,7 +59,7 @@ ActionsDocument* ActionsDocument::open(const QString& path, QString* error, QWid
         ActionsDataLocation where = resolveActionsData(path);
         // Only a check that this is the server's database: opened read-only
         // and closed at once; the rows are read off the GUI thread.
-        openActionsForReading(where);
+        openActionsForReading(where.paths);
         return new ActionsDocument(std::move(where), parent);
     } catch (const std::exception& e) {
         if (error)
@@ -176,9 +176,9 @@ void ActionsDocument::reload()
     // As many rows as are loaded now (up to a bound), so a re-read after a
     // write keeps the rows the user scrolled to and their selection.
     const size_t limit = std::clamp<size_t>(size_t(browser_->model()->rowCount()), kActionsPageSize, 20 * kActionsPageSize);
-    readRunner_->start(tr("Reading the cache server's data"), [where = where_, limit](cs::Job& job) {
+    readRunner_->start(tr("Reading the cache server's data"), [paths = where_.paths, limit](cs::Job& job) {
         return std::any(
-            ActionsSnapshotPtr(std::make_shared<const ActionsSnapshot>(readActionsSnapshot(where, job, limit))));
+            ActionsSnapshotPtr(std::make_shared<const ActionsSnapshot>(readActionsSnapshot(paths, job, limit))));
     });
 }
 

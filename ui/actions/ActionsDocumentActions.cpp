@@ -167,8 +167,8 @@ void ActionsDocument::planThenConfirm(const QString& planName, std::function<Wri
                                       std::function<void(bool force)> write)
 {
     runAction(planName, false,
-              [where = where_, plan = std::move(plan)](cs::Job&) {
-                  auto cache = openActionsForReading(where);   // a plan writes nothing
+              [paths = where_.paths, plan = std::move(plan)](cs::Job&) {
+                  auto cache = openActionsForReading(paths);   // a plan writes nothing
                   WritePlan p = plan(*cache);
                   if (!p.nothingToDo) {
                       const cs::actions::Activity a = cache->activity();
@@ -201,8 +201,8 @@ void ActionsDocument::verify()
 {
     findingHeader_->setText(tr("Verifying…"));
     runAction(tr("Verifying the cache server's data"), false,
-              [where = where_](cs::Job& job) {
-                  auto cache = openActionsForReading(where);
+              [paths = where_.paths](cs::Job& job) {
+                  auto cache = openActionsForReading(paths);
                   auto findings = std::make_shared<const std::vector<cs::actions::Finding>>(cache->verify(job));
                   job.finish(std::to_string(findings->size()) + " findings");
                   return std::any(FindingsPtr(findings));
@@ -257,8 +257,8 @@ void ActionsDocument::mergeIds(const std::vector<std::string>& ids, const QStrin
         },
         tr("Merge entries"), tr("Merge"),
         [this, ids](bool force) {
-            runAction(tr("Merging"), true, [where = where_, ids, force](cs::Job& job) {
-                auto cache = openActionsForWriting(where);
+            runAction(tr("Merging"), true, [paths = where_.paths, ids, force](cs::Job& job) {
+                auto cache = openActionsForWriting(paths);
                 const auto results = cache->merge(ids, job, {force});
                 uint64_t merged = 0, bytes = 0;
                 for (const auto& r : results)
@@ -300,8 +300,8 @@ void ActionsDocument::evictWithPreview()
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const cs::actions::ActionsEvictPolicy policy = dialog->confirmedPolicy();
         const bool force = dialog->serverLookedActive();
-        runAction(tr("Evicting"), true, [where = where_, policy, force](cs::Job& job) {
-            auto cache = openActionsForWriting(where);
+        runAction(tr("Evicting"), true, [paths = where_.paths, policy, force](cs::Job& job) {
+            auto cache = openActionsForWriting(paths);
             const auto gone = cache->evict(policy, job, {force});
             uint64_t bytes = 0;
             for (const auto& e : gone)
@@ -340,8 +340,8 @@ void ActionsDocument::removeOrphans()
         },
         tr("Remove orphans"), tr("Remove"),
         [this](bool force) {
-            runAction(tr("Removing orphans"), true, [where = where_, force](cs::Job& job) {
-                auto cache = openActionsForWriting(where);
+            runAction(tr("Removing orphans"), true, [paths = where_.paths, force](cs::Job& job) {
+                auto cache = openActionsForWriting(paths);
                 const auto removed = cache->removeOrphans(job, {force});
                 job.finish(std::to_string(removed.size()) + " orphans removed");
                 return std::any(removed.size());
@@ -395,8 +395,8 @@ void ActionsDocument::importInto(const QString& storeDir)
                               "\"actions\" and are merged into the store's pack.");
     confirmThen(tr("Import into store"), text, tr("Import"), [this, exists, ids, path = target.absolutePath().toStdString()] {
         runAction(tr("Importing into %1").arg(QString::fromStdString(path)), false,
-                  [where = where_, exists, ids, path](cs::Job& job) {
-                      auto cache = openActionsForReading(where);
+                  [paths = where_.paths, exists, ids, path](cs::Job& job) {
+                      auto cache = openActionsForReading(paths);
                       auto store = exists ? cs::store::Store::open(path) : cs::store::Store::init(path);
                       const auto r = cache->importInto(*store, ids, "actions", 1 << 20, false, job);
                       job.finish("imported " + std::to_string(r.entries) + " entries (" + cs::formatSize(r.bytes)

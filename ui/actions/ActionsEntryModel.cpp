@@ -76,8 +76,8 @@ std::optional<uint64_t> ActionsEntryModel::matchingEntries() const
 
 void ActionsEntryModel::readFirstPage()
 {
-    fetcher_->start(tr("Reading entries"), [where = where_, query = query_](cs::Job& job) {
-        auto cache = openActionsForReading(where);
+    fetcher_->start(tr("Reading entries"), [paths = where_.paths, query = query_](cs::Job& job) {
+        auto cache = openActionsForReading(paths);
         auto result = std::make_shared<QueryPage>();
         result->matching = cache->entryCount(query.keyContains);
         job.checkCancel();
@@ -100,8 +100,8 @@ void ActionsEntryModel::fetchMore(const QModelIndex& parent)
 {
     if (!canFetchMore(parent))
         return;
-    fetcher_->start(tr("Reading more entries"), [where = where_, query = query_, after = *next_](cs::Job& job) {
-        auto cache = openActionsForReading(where);
+    fetcher_->start(tr("Reading more entries"), [paths = where_.paths, query = query_, after = *next_](cs::Job& job) {
+        auto cache = openActionsForReading(paths);
         auto result = std::make_shared<QueryPage>();
         result->page = cache->entriesPage(query, after, kActionsPageSize, &job);
         return std::any(result);

@@ -55,8 +55,8 @@ std::optional<cs::actions::ActionsEvictPolicy> ActionsEvictDialog::policyFromFie
 void ActionsEvictDialog::startPreview(const EvictFields& fields)
 {
     pending_ = policyOf(fields);
-    runner()->start(tr("Eviction preview"), [where = where_, p = pending_](cs::Job&) {
-        auto cache = openActionsForReading(where);   // a plan: nothing is written
+    runner()->start(tr("Eviction preview"), [paths = where_.paths, p = pending_](cs::Job&) {
+        auto cache = openActionsForReading(paths);   // a plan: nothing is written
         auto preview = std::make_shared<Preview>();
         preview->entries = cache->planEvict(p);
         preview->activity = cache->activity();

@@ -292,13 +292,14 @@ bool BenchmarkDocument::run()
     pending_ = std::make_shared<cs::BenchRun>();
     auto pending = pending_;
     const bool inStore = !storeDir_.isEmpty();
-    const QString historyPath = historyPath_;
-    const QString storeDir = storeDir_;
+    // Plain strings for the worker (no QString crosses threads: ui/jobs/Background.h).
+    const std::string historyPath = historyPath_.toStdString();
+    const std::string storeDir = storeDir_.toStdString();
     runner_->start(QStringLiteral("benchmark %1").arg(scenario()), [=](cs::Job& job) -> std::any {
         *pending = cs::runScenario(name, options, job);
-        cs::BenchHistory h = inStore ? cs::BenchHistory::openStore(storeDir.toStdString())
-                             : historyPath.isEmpty() ? cs::BenchHistory::openDefault()
-                                                     : cs::BenchHistory::openFile(historyPath.toStdString());
+        cs::BenchHistory h = inStore ? cs::BenchHistory::openStore(storeDir)
+                             : historyPath.empty() ? cs::BenchHistory::openDefault()
+                                                   : cs::BenchHistory::openFile(historyPath);
         h.save(*pending);
         if (pending->status == "cancelled")
             throw cs::Cancelled();
