@@ -3,7 +3,10 @@
 # thread goes through ui/jobs (WorkerPool: std::thread; GuiInbox: back to the
 # GUI thread), never QThreadPool, QtConcurrent, QRunnable, QFuture, a QThread
 # subclass or moveToThread: one owner for the hand-over between the GUI and
-# its workers, made of primitives ThreadSanitizer models.
+# its workers, made of primitives ThreadSanitizer models. The TSan build of
+# the GUI tests relies on it too: it takes Qt's global thread pool away from
+# Qt's painting (tests/sanitizers/TsanSerialQtPainting.cpp), which would
+# break code of ours that used that pool.
 # Usage: check_no_qt_threads.sh SOURCE_DIR   (ctest: no_qt_threads)
 set -euo pipefail
 src=$1
