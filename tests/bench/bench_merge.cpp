@@ -537,8 +537,10 @@ int main(int argc, char** argv)
     int n = 16, reps = 5;
     bool half = false;
     std::string only = "single,concurrent,put";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string a = argv[i], v = argv[i + 1];
+    // Options come in pairs; a lone one (say --help) gets the usage line.
+    for (int i = 1; i < argc; i += 2) {
+        const bool paired = i + 1 < argc;
+        const std::string a = paired ? argv[i] : "", v = paired ? argv[i + 1] : "";
         if (a == "--dir") base = v;
         else if (a == "--mib") mib = size_t(std::max(1, std::atoi(v.c_str())));
         else if (a == "--n") n = std::max(1, std::atoi(v.c_str()));

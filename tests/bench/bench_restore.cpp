@@ -186,8 +186,10 @@ int main(int argc, char** argv)
     std::vector<int> ns = {4, 8, 16};
     int reps = 5;
     size_t parts = 96;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string a = argv[i], v = argv[i + 1];
+    // Options come in pairs; a lone one (say --help) gets the usage line.
+    for (int i = 1; i < argc; i += 2) {
+        const bool paired = i + 1 < argc;
+        const std::string a = paired ? argv[i] : "", v = paired ? argv[i + 1] : "";
         if (a == "--dir") base = v;
         else if (a == "--reps") reps = std::max(1, std::atoi(v.c_str()));
         else if (a == "--parts") parts = size_t(std::max(1, std::atoi(v.c_str())));

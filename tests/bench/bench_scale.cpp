@@ -409,8 +409,9 @@ int main(int argc, char** argv)
     uint64_t entries = 1000000, objects = 100000;
     int runs = 5, mergeRuns = 3, verifyRuns = 3;
     std::string only;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string a = argv[i];
+    // Options come in pairs; a lone or unknown one gets the usage line.
+    for (int i = 1; i < argc; i += 2) {
+        const std::string a = i + 1 < argc ? argv[i] : "";
         if (a == "--entries")
             entries = std::stoull(argv[i + 1]);
         else if (a == "--objects")
@@ -423,6 +424,11 @@ int main(int argc, char** argv)
             verifyRuns = std::stoi(argv[i + 1]);
         else if (a == "--only")
             only = argv[i + 1];
+        else {
+            std::fprintf(stderr, "usage: bench_scale [--entries N] [--objects N] [--runs 5] [--merge-runs 3] "
+                                 "[--verify-runs 3] [--only A|B|C]\n");
+            return 2;
+        }
     }
     setenv("AWS_ACCESS_KEY_ID", "S3RVER", 1);
     setenv("AWS_SECRET_ACCESS_KEY", "S3RVER", 1);
