@@ -2,8 +2,9 @@
 // declare a content size (up to kMaxPooledFrameSize) get their output offset
 // from the sum of the sizes before them and are decoded by N threads straight
 // into place (pwrite), each thread holding one frame's output and a 512 KiB
-// window of its compressed bytes at a time in its own buffers. A frame without a declared size ends the run: it is decoded
-// serially by streaming, and its decoded length fixes the offsets after it.
+// window of its compressed bytes at a time in its own buffers. A frame
+// without a declared size ends the run: it is decoded serially by
+// streaming, and its decoded length fixes the offsets after it.
 // Hole frames (announced by a hole marker) are decoded and checked to be
 // zeros but not written, so the output keeps the hole.
 // The threads' positioned writes go through SerialWrites: one write(2) at a
@@ -65,9 +66,17 @@ constexpr size_t kInputWindow = size_t(1) << 19;
 static_assert(kInputWindow >= ZSTD_BLOCKSIZE_MAX + 3);
 
 // What a frame decoded in parallel holds: its input window and its output.
+size_t inputWindowOf(const ScannedFrame& f)
+{
+    return size_t(std::min<uint64_t>(f.compressedSize, kInputWindow));
+}
+size_t outputOf(const ScannedFrame& f)
+{
+    return size_t(std::max<uint64_t>(*f.contentSize, 1));
+}
 uint64_t pooledBytes(const ScannedFrame& f)
 {
-    return std::min<uint64_t>(f.compressedSize, kInputWindow) + std::max<uint64_t>(*f.contentSize, 1);
+    return uint64_t(inputWindowOf(f)) + outputOf(f);
 }
 
 class Decoder {
@@ -206,7 +215,7 @@ void Decoder::decodeSizedPieces(ThreadState& ts, size_t owner, const Work& w)
     const size_t csize = size_t(f.compressedSize);
     const size_t dsize = size_t(*f.contentSize);
     // ts.in holds the frame's bytes [inBase, inEnd), at most kInputWindow.
-    const size_t window = std::min(csize, kInputWindow);
+    const size_t window = inputWindowOf(f);
     size_t inBase = 0, inEnd = 0;
     // Block by block into one buffer of the declared size (earlier blocks stay
     // in place as the window), writing every ~256 KiB while it is still in the
@@ -288,8 +297,7 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
                 if (k >= batch.size())
                     return;
                 const ScannedFrame& f = *batch[k].frame;
-                if (!reserveWithinBudget(ts, std::min(size_t(f.compressedSize), kInputWindow),
-                                         std::max<size_t>(size_t(*f.contentSize), 1), stop)) {
+                if (!reserveWithinBudget(ts, inputWindowOf(f), outputOf(f), stop)) {
                     if (job_.isCancelled())
                         throw Cancelled();
                     return;

@@ -155,13 +155,11 @@ bool hasHardware()
 
 uint32_t crc32c(uint32_t crc, const void* data, size_t size)
 {
-    const auto* p = static_cast<const uint8_t*>(data);
-    uint32_t c = ~crc;
 #if defined(__x86_64__)
     if (hasHardware())
-        return ~crcHardware(c, p, size);
+        return ~crcHardware(~crc, static_cast<const uint8_t*>(data), size);
 #endif
-    return ~crcTable(c, p, size);
+    return crc32cPortable(crc, data, size);
 }
 
 uint32_t crc32cPortable(uint32_t crc, const void* data, size_t size)
