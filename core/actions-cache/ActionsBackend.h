@@ -144,6 +144,11 @@ public:
     virtual uint64_t size() const = 0;
     // Up to n bytes; 0 at the end. Throws on a read error.
     virtual size_t read(void* buf, size_t n) = 0;
+    // Moves n bytes forward without handing them out (at most to the end).
+    // The default reads and drops them; a file seeks, S3 starts its next
+    // ranged GET further on, so a reader of headers only (the frame scan)
+    // fetches no byte it skips past a window.
+    virtual void skip(uint64_t n);
 };
 
 // A merged object being written: bytes go to a temporary object next to the

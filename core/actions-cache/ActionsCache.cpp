@@ -163,6 +163,17 @@ FolderListing listOrError(ActionsStorage& storage, const std::string& folder, st
     }
 }
 
+void ObjectReader::skip(uint64_t n)
+{
+    char buf[64 * 1024];
+    while (n > 0) {
+        const size_t got = read(buf, size_t(std::min<uint64_t>(n, sizeof buf)));
+        if (got == 0)
+            return;
+        n -= got;
+    }
+}
+
 std::vector<FolderListing> ActionsStorage::listFolders(const std::vector<std::string>& folders,
                                                       std::vector<std::string>& errors, Job* job)
 {

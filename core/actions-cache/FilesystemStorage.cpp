@@ -119,6 +119,11 @@ public:
                 failErrno(path_, "cannot read");
         }
     }
+    void skip(uint64_t n) override
+    {
+        if (::lseek(fd_.get(), off_t(n), SEEK_CUR) < 0)
+            failErrno(path_, "cannot seek");
+    }
 
 private:
     Fd fd_;
