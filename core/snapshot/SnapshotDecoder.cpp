@@ -222,7 +222,7 @@ void Decoder::decodeSizedPieces(ThreadState& ts, size_t owner, const Work& w)
     // CPU cache: writing the whole frame at the end copies it from memory again.
     // (A round buffer of the window's size, 2 MiB + a block for a level-3
     // frame, used less memory but more CPU: zstd then decodes with the older
-    // bytes as an external dictionary; measured in docs/benchmarks.md.)
+    // bytes as an external dictionary; measured in docs/benchmarks/history.md.)
     constexpr size_t kFlush = 256 * 1024;
     ZSTD_DCtx* d = ts.dctx.get();
     const size_t begin = ZSTD_decompressBegin(d);
