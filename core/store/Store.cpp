@@ -60,6 +60,8 @@ EntryRow rowFrom(const Statement& s, int c)
     r.created = s.real(c + 9);
     r.lastAccess = s.isNull(c + 10) ? 0 : s.real(c + 10);
     r.synthetic = s.i64(c + 11) != 0;
+    r.repo = s.text(c + 12);
+    r.origin = s.isNull(c + 13) ? std::string() : s.text(c + 13);
     return r;
 }
 

@@ -126,6 +126,8 @@ struct EntryRow {
     double created = 0;          // unix seconds
     double lastAccess = 0;       // unix seconds; 0 = never restored
     bool synthetic = false;      // made by generateSyntheticEntries
+    std::string repo;            // the repository it belongs to ('' for native puts; schema 5)
+    std::string origin;          // where an imported entry came from ("actions:<id>@<updatedAt>"), else ''
 };
 
 // Restore lookup (GitHub Actions cache semantics): exact key, then the newest
@@ -301,6 +303,12 @@ public:
     // unmerged and replaces an older entry with the same key, version and
     // scope in the same transaction. A failed commit changes nothing.
     EntryRow commit(int64_t uploadId, std::optional<uint32_t> expectedParts = {});
+    // Before commit: the upload is an import, with the owner (repo), creation
+    // time (unix seconds, kept by commit) and origin its source gave it. The
+    // commit then replaces an entry of the same key, version, scope and repo.
+    void setImportedIdentity(int64_t uploadId, const std::string& repo, double created, const std::string& origin);
+    // The committed entry imported from `origin`, if any.
+    std::optional<EntryRow> findImported(const std::string& origin) const;
     void abortUpload(int64_t uploadId);
     // Convenience: reserve, cut the file into parts of partSize, upload them in
     // shuffled order from `threads` threads, commit.

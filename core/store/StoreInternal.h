@@ -18,7 +18,8 @@ namespace cs::store {
 
 // Columns selected for an EntryRow, in the order rowFrom() reads them.
 constexpr const char* kEntryColumns =
-    "id, key, version, scope, size, sha256, state, root_offset, part_count, created, last_access, synthetic";
+    "id, key, version, scope, size, sha256, state, root_offset, part_count, created, last_access, synthetic, repo, "
+    "origin";
 EntryRow rowFrom(const Statement& s, int first = 0);
 
 // One merge of an entry running in this process; concurrent restores of the
@@ -82,11 +83,11 @@ struct Store::Impl {
     PutResult mergeFile(const File& in, uint64_t size, const std::string& key, const std::string& version,
                         const std::string& scope, Job& job);
     // In a commit's write transaction: deletes the committed entries with
-    // this key, version and scope other than keep, with their part rows, and
+    // this key, version, scope (and repo) other than keep, with their part rows, and
     // returns their ids; their parts go after the commit (removeReplaced,
     // the "replace remove" kill point before each).
     std::vector<int64_t> deleteReplaced(const std::string& key, const std::string& version, const std::string& scope,
-                                        int64_t keep) const;
+                                        int64_t keep, const std::string& repo = {}) const;
     void removeReplaced(const std::vector<int64_t>& ids) const;
     // In the write transaction that took id: a folder parts/<id> already there
     // is an orphan (a crash between deleting the row that had the id, which

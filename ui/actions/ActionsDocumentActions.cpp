@@ -398,7 +398,7 @@ void ActionsDocument::importInto(const QString& storeDir)
                   [paths = where_.paths, exists, ids, path](cs::Job& job) {
                       auto cache = openActionsForReading(paths);
                       auto store = exists ? cs::store::Store::open(path) : cs::store::Store::init(path);
-                      const auto r = cache->importInto(*store, ids, "actions", 1 << 20, false, job);
+                      const auto r = cache->importInto(*store, ids, {}, 1 << 20, false, job);
                       job.finish("imported " + std::to_string(r.entries) + " entries (" + cs::formatSize(r.bytes)
                                  + ") into " + path + ": " + cs::formatSize(r.appendedBytes) + " appended to the pack");
                       return std::any(r.entries);
