@@ -9,6 +9,7 @@
 //   skippable frame = magic 0x184D2A5? (LE) | u32 LE payload size | payload
 #pragma once
 #include "core/frames/FrameLayout.h"
+#include "core/util/Coding.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -31,12 +32,6 @@ constexpr uint32_t kPzstdMagic = 0x184D2A50u;
 constexpr uint32_t kSeekableFooterMagic = 0x8F92EAB1u;
 constexpr uint32_t kSeekTableFooterSize = 9;
 constexpr uint32_t kMaxBlockSize = 128 * 1024;
-
-inline uint32_t readLE32(const uint8_t* p)
-{
-    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-inline uint32_t readLE24(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16; }
 
 // Positional reads through a small window buffer, so that many nearby block
 // headers cost one pread. Memory is bounded by the window (at most 64 KiB).

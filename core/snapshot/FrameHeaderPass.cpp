@@ -87,7 +87,7 @@ std::optional<ScannedFrame> FrameHeaderPass::next()
         if (file_.readSomeAt(bh, 3, pos) != 3)
             failFrame(start, "file ends inside block " + std::to_string(block) + " header at offset "
                                  + std::to_string(pos) + " (truncated)");
-        const uint32_t h = uint32_t(bh[0]) | uint32_t(bh[1]) << 8 | uint32_t(bh[2]) << 16;
+        const uint32_t h = readLE24(bh);
         const bool last = h & 1;
         const uint32_t type = (h >> 1) & 3;
         const uint64_t bsize = h >> 3;

@@ -3,6 +3,7 @@
 // output, the SEEK_DATA/SEEK_HOLE extent scan, the seek table writer and the
 // frame header pass of the decoder.
 #pragma once
+#include "core/util/Coding.h"
 #include "core/util/File.h"
 #include "core/util/OutputFile.h"
 
@@ -18,27 +19,6 @@
 #include <vector>
 
 namespace cs::snapshot {
-
-inline uint32_t readLE32(const void* p)
-{
-    const auto* b = static_cast<const uint8_t*>(p);
-    return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
-}
-inline uint64_t readLE64(const void* p)
-{
-    const auto* b = static_cast<const uint8_t*>(p);
-    return uint64_t(readLE32(b)) | uint64_t(readLE32(b + 4)) << 32;
-}
-inline void appendLE32(std::string& s, uint32_t v)
-{
-    for (int i = 0; i < 4; ++i)
-        s.push_back(char((v >> (8 * i)) & 0xFF));
-}
-inline void appendLE64(std::string& s, uint64_t v)
-{
-    appendLE32(s, uint32_t(v));
-    appendLE32(s, uint32_t(v >> 32));
-}
 
 // User + system CPU seconds of the whole process so far.
 double processCpuSeconds();
