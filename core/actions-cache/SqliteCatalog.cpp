@@ -5,9 +5,9 @@
 // could trip over (or that would keep a replaced file alive).
 #include "core/actions-cache/ActionsBackend.h"
 
-#include "core/store/Catalog.h"
 #include "core/util/Error.h"
 #include "core/util/OpenFiles.h"
+#include "core/util/Sqlite.h"
 
 #include <sys/stat.h>
 
@@ -15,10 +15,10 @@ namespace cs::actions {
 
 namespace {
 
-using store::Catalog;
-using store::OpenMode;
-using store::Statement;
-using store::Transaction;
+using sqlite::Database;
+using sqlite::OpenMode;
+using sqlite::Statement;
+using sqlite::Transaction;
 
 // The database and the files SQLite keeps beside it.
 std::vector<std::string> journalFamily(const std::string& db)
@@ -74,18 +74,10 @@ public:
             if (!exists.step())
                 fail(path_, std::string("has no table '") + shape.table
                                 + "': not a github-actions-cache-server database");
-            if (sqlite3_stmt* st = nullptr;
-                sqlite3_prepare_v2(db->handle(),
-                                   (std::string("SELECT ") + shape.columns + " FROM " + shape.table + " LIMIT 0").c_str(),
-                                   -1, &st, nullptr)
-                != SQLITE_OK) {
-                const std::string why = sqlite3_errmsg(db->handle());
-                sqlite3_finalize(st);
+            if (const auto why = db->whyNotPreparable(std::string("SELECT ") + shape.columns + " FROM " + shape.table
+                                                      + " LIMIT 0"))
                 fail(path_, std::string("table '") + shape.table + "' is not the github-actions-cache-server v9 shape ("
-                                + why + "; cachescope reads schema v9.4.7)");
-            } else {
-                sqlite3_finalize(st);
-            }
+                                + *why + "; cachescope reads schema v9.4.7)");
         }
     }
 
@@ -264,14 +256,14 @@ public:
     }
 
 private:
-    std::unique_ptr<Catalog> open(bool forWrite) const
+    std::unique_ptr<Database> open(bool forWrite) const
     {
         if (forWrite && !writable_)
             fail(path_, "opened read-only: writing needs --write (or the GUI's confirmation)");
         // Opened for writing, reads go through a writer connection too: it
         // rolls back a hot journal a killed write left (a read-only one
         // cannot, and would fail every command until the server ran again).
-        return std::make_unique<Catalog>(path_, forWrite || writable_ ? OpenMode::ForeignWrite : OpenMode::ReadOnly);
+        return std::make_unique<Database>(path_, forWrite || writable_ ? OpenMode::ForeignWrite : OpenMode::ReadOnly);
     }
 
     static constexpr const char* kEntrySelect =

@@ -38,7 +38,7 @@
 #include <thread>
 #include <vector>
 
-struct sqlite3;
+namespace cs::sqlite { class Database; }
 
 namespace cs {
 class Job;
@@ -264,9 +264,8 @@ public:
     bool remove(int64_t id);
 
 private:
-    BenchHistory() = default;
-    void exec(const char* sql) const;
-    sqlite3* db_ = nullptr;
+    BenchHistory();
+    std::unique_ptr<sqlite::Database> db_;
     std::string path_;
 };
 

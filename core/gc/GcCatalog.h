@@ -19,7 +19,7 @@
 #include <vector>
 
 namespace cs::pack { class Pack; }
-namespace cs::store { class Catalog; }
+namespace cs::sqlite { class Database; }
 
 namespace cs::gc {
 
@@ -60,7 +60,7 @@ public:
 
 private:
     std::string path_;
-    std::unique_ptr<store::Catalog> catalog_;
+    std::unique_ptr<sqlite::Database> catalog_;
 };
 
 } // namespace cs::gc
