@@ -45,6 +45,7 @@ struct FrameInfo {
     std::optional<uint64_t> contentSize;   // declared content size, if any
     bool singleSegment = false;
     bool checksum = false;
+    uint32_t checksumValue = 0;            // with checksum: its 4 bytes (low 32 bits of the content's XXH64)
     uint64_t compressedSize = 0;           // whole frame, header to checksum
     uint64_t blocks[3] = {0, 0, 0};        // counts by BlockType (filled when blocks were walked)
     std::vector<BlockInfo> blockList;      // only with FrameScanOptions::blocks
@@ -59,8 +60,11 @@ struct SeekTableInfo {
     // streaming scan (scanFramesStreaming checks each entry as its frame
     // passes and keeps none).
     std::vector<Entry> entries;
-    // Whether the entries match the zstd frames before the table (count,
-    // compressed sizes, declared content sizes); problem says how they differ.
+    // Whether the entries match the zstd frames before the table: the count,
+    // where each entry ends (the running sum of compressed sizes, which may
+    // take in skippable frames before its zstd frame, as hole markers are),
+    // declared content sizes, and checksums where both the table and the
+    // frame have one. problem names the first entry that differs.
     bool consistent = true;
     std::string problem;
 };

@@ -107,6 +107,7 @@ private:
     std::optional<WindowReader> reader_;
     bool keepEntries_;
     uint64_t zstdFrames_ = 0;
+    uint64_t tableEnd_ = 0;  // sum of the compressed sizes of the entries read so far
     std::string problem_;  // first entry that differs from its frame
     std::vector<SeekTableInfo::Entry> entries_;
 };
