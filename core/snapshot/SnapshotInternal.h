@@ -4,6 +4,7 @@
 // frame header pass of the decoder.
 #pragma once
 #include "core/util/Coding.h"
+#include "core/frames/FrameReading.h"   // frames::WindowReader: the header pass's reads
 #include "core/util/File.h"
 #include "core/util/OutputFile.h"
 
@@ -154,6 +155,10 @@ private:
     [[noreturn]] void failFrame(uint64_t offset, const std::string& what) const;
     const File& file_;
     uint64_t size_ = 0;
+    // Headers of small frames sit close together: one read covers many
+    // (10 M skippable frames were 10 M preads of 24 bytes).
+    frames::WindowReader reader_;
+    size_t readAhead_ = 64;
     uint64_t pos_ = 0;
     uint64_t index_ = 0;
     std::optional<uint64_t> pendingHole_;  // length announced by the last hole marker
