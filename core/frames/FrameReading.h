@@ -33,6 +33,9 @@ constexpr uint32_t kSeekableFooterMagic = 0x8F92EAB1u;
 constexpr uint32_t kSeekTableFooterSize = 9;
 constexpr uint32_t kMaxBlockSize = 128 * 1024;
 
+// "0xFD2FB528": magics and checksums in error sentences.
+std::string hex32(uint32_t v);
+
 // Positional reads through a small window buffer, so that many nearby block
 // headers cost one pread. Memory is bounded by the window (at most 64 KiB).
 class WindowReader {

@@ -12,18 +12,7 @@
 
 #include "core/util/File.h"
 
-#include <cstdio>
-
 namespace cs::frames {
-
-namespace {
-std::string hex32(uint32_t v)
-{
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
-} // namespace
 
 std::optional<SeekFooter> readSeekFooter(WindowReader& reader)
 {

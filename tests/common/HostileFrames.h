@@ -3,6 +3,8 @@
 // (magic 0x184D2A50..5F, payload size 0), so 10 M of them are 80 MB; stock
 // zstd skips them (`zstd -t` passes when a zstd frame follows).
 #pragma once
+#include "common/TestSupport.h"
+
 #include <QByteArray>
 #include <QFile>
 #include <QString>
@@ -25,6 +27,19 @@ inline bool writeEmptySkippableFrames(const QString& path, qint64 n, const QByte
             return false;
     }
     return f.write(tail) == tail.size() && f.flush();
+}
+
+// n empty skippable frames and an empty zstd frame written by stock zstd, in
+// dir; the path, or empty when it cannot be made.
+inline QString hostileFramesFile(const QString& dir, qint64 n)
+{
+    const QString f = dir + QStringLiteral("/skip-%1.zst").arg(n);
+    if (QFile::exists(f))
+        return f;
+    const auto z = zstd({QStringLiteral("-q"), QStringLiteral("-c")}, QByteArray(""));
+    if (z.exitCode != 0 || !writeEmptySkippableFrames(f, n, z.out))
+        return {};
+    return f;
 }
 
 } // namespace testsupport

@@ -27,16 +27,7 @@ class FramesMemoryTest : public QObject {
     QString path(const QString& name) const { return dir_.filePath(name); }
 
     // n empty skippable frames and an empty zstd frame written by stock zstd.
-    QString hostile(qint64 n)
-    {
-        const QString f = path(QStringLiteral("skip-%1.zst").arg(n));
-        if (QFileInfo::exists(f))
-            return f;
-        const auto z = zstd({QStringLiteral("-q"), QStringLiteral("-c")}, QByteArray(""));
-        if (z.exitCode != 0 || !writeEmptySkippableFrames(f, n, z.out))
-            return {};
-        return f;
-    }
+    QString hostile(qint64 n) const { return hostileFramesFile(dir_.path(), n); }
 
 private slots:
     void humanTableMemoryIsBounded_data()
