@@ -38,6 +38,7 @@ public:
         uint64_t split = 0;
         double started = 0;
         std::vector<uint64_t> roots;
+        std::vector<int64_t> rootEntries;   // the entry id of each root
     };
     // A dry run only reads (split and roots, consistently); gc_state is untouched.
     Start begin(pack::Pack& pack, bool dryRun);
@@ -56,6 +57,8 @@ public:
                    bool clearRunning);
 
     bool running();
+    // The key of entry id, to name it in an error ("" when it is gone).
+    std::string entryKey(int64_t id);
     std::vector<GcRun> runs(int64_t onlyId = -1);
 
 private:

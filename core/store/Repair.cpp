@@ -98,7 +98,14 @@ std::vector<Store::Impl::DedupRow> Store::Impl::badDedupRows(Job& job) const
         } catch (const std::exception& ex) {
             r.why = std::string("dedup index row: ") + ex.what();
         }
-        if (!r.why.empty())
+        if (r.why.empty())
+            continue;
+        // A GC deletes the rows of the chunks it collects before it swaps
+        // generations: a row gone since it was read was not wrong.
+        auto lock = catalog->lock();
+        auto again = catalog->prepare("SELECT 1 FROM chunks WHERE sha256=?1 AND offset=?2");
+        again.bindBlob(1, r.sha256.data(), r.sha256.size()).bind(2, r.offset);
+        if (again.step())
             bad.push_back(std::move(r));
     }
     return bad;

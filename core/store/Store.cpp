@@ -321,7 +321,8 @@ std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
         version = checkStoreSchema(probe);
     }
     impl->options = std::move(options);
-    const bool writable = storeWritable(*impl->layout);
+    // A hard-linked catalog is read, never written (Catalog::hardLinkRefusal).
+    const bool writable = storeWritable(*impl->layout) && Catalog::hardLinkRefusal(catalogPath).empty();
     impl->catalog = std::make_unique<Catalog>(catalogPath, writable ? OpenMode::ReadWrite : OpenMode::ReadOnly);
     if (writable) {
         migrateSchema(*impl->catalog);

@@ -176,9 +176,24 @@ std::string Database::journalModeOnDisk(const std::string& path)
     return header[18] == 2 && header[19] == 2 ? "wal" : "delete";
 }
 
+std::string Database::hardLinkRefusal(const std::string& path)
+{
+    for (const std::string& p : {path, path + "-wal", path + "-shm"}) {
+        struct stat st {};
+        if (::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1)
+            return p + ": has " + std::to_string(st.st_nlink) + " hard links (the same file under another name); "
+                   "cachescope never writes a store file another name shares, nothing was written: replace it with "
+                   "a copy of its own (cp --remove-destination, or remove the other name)";
+    }
+    return {};
+}
+
 Database::Database(const std::string& path, OpenMode mode, std::optional<int> busyTimeoutMs)
     : path_(path), mode_(mode)
 {
+    if (mode == OpenMode::Create || mode == OpenMode::ReadWrite)
+        if (const std::string why = hardLinkRefusal(path); !why.empty())
+            throw Error(why);
     const bool native = mode == OpenMode::Create || mode == OpenMode::ReadWrite;
     int flags = SQLITE_OPEN_NOMUTEX;
     std::string name = path;
@@ -364,8 +379,11 @@ std::optional<std::string> Database::whyNotPreparable(const std::string& sql) co
 
 Transaction::Transaction(Database& db, Kind kind) : db_(db), lock_(db.lock())
 {
-    if (kind == Immediate && db.readOnly())
+    if (kind == Immediate && db.readOnly()) {
+        if (const std::string why = Database::hardLinkRefusal(db.path()); !why.empty())
+            throw Error(why);
         fail(db.path(), "opened read-only: this write was refused");
+    }
     db_.exec(kind == Immediate ? "BEGIN IMMEDIATE" : "BEGIN");
     open_ = true;
 }

@@ -126,6 +126,11 @@ public:
     // "delete" (any rollback journal), read from the file without SQLite, so
     // asking changes nothing. Throws when the file is not an SQLite database.
     static std::string journalModeOnDisk(const std::string& path);
+    // Why the database at path may not be written, or "": the file, its
+    // -wal or its -shm has more than one hard link (writing it would change
+    // the file behind the other name). Create and ReadWrite refuse it; a
+    // store opens such a catalog read-only, so reads go on.
+    static std::string hardLinkRefusal(const std::string& path);
 
 private:
     std::string path_;
