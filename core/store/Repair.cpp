@@ -12,6 +12,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 
 
@@ -61,6 +62,26 @@ std::vector<EntryRow> Store::Impl::staleUploads(double now) const
     while (q.step())
         rows.push_back(rowFrom(q));
     return rows;
+}
+
+double Store::Impl::lastUploadActivity(const EntryRow& upload) const
+{
+    auto seconds = [](const struct stat& st) { return double(st.st_mtim.tv_sec) + double(st.st_mtim.tv_nsec) / 1e9; };
+    double last = upload.created;
+    try {
+        const auto folder = layout->partsOf(upload.id);
+        if (!folder)
+            return last;
+        struct stat st {};
+        if (::fstat(folder->fd(), &st) == 0)
+            last = std::max(last, seconds(st));
+        for (const auto& c : folder->list())
+            if (c.kind == Folder::Kind::File && ::fstatat(folder->fd(), c.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+                last = std::max(last, seconds(st));
+    } catch (const Error&) {
+        // a parts folder we cannot read (a link): its reservation time counts
+    }
+    return last;
 }
 
 FsckProblem staleUploadProblem(const EntryRow& e, double now)

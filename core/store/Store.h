@@ -148,6 +148,10 @@ struct RestoreResult {
     bool mergedNow = false;      // this restore merged the entry while streaming it
     bool waitedForMerge = false; // another restore in this process was merging it
     bool mergeSkipped = false;   // unmerged in a store this process may not write: streamed from the parts, left unmerged
+    // Unmerged, restored completely (every byte out and matching the
+    // SHA-256), but the merge behind it failed (a full disk): the restore
+    // succeeded and the entry stays unmerged; this says why, for a warning.
+    std::string mergeError;
 };
 
 struct MergeResult {
@@ -178,10 +182,18 @@ struct EvictPolicy {
     std::vector<std::string> keys;           // these keys (any version and scope)
     bool dryRun = false;
     double now = 0;                          // 0 = current time
+    // An upload (state uploading) goes only when it has been idle this long
+    // (reserved and no part written since), whatever the policy: a running
+    // `store put` is never evicted under it. Default: a day, the age at
+    // which fsck calls an upload stale.
+    double staleUploadSeconds = 24 * 3600;
 };
 
 struct EvictResult {
     std::vector<EntryRow> evicted;           // (or would be, in a dry run)
+    // Uploads the policy named that are still running (idle for less than
+    // staleUploadSeconds): kept, and listed so the preview says so.
+    std::vector<EntryRow> keptRunningUploads;
     uint64_t bytes = 0;                      // logical bytes evicted
     uint64_t partBytes = 0;                  // part bytes freed on disk
     bool dryRun = false;

@@ -122,6 +122,9 @@ struct Store::Impl {
     // dedup rows that do not name their chunk.
     std::vector<FsckProblem> findPackLeftovers() const;
     std::vector<EntryRow> staleUploads(double now) const;
+    // When an upload last did something: its reservation, or the newest
+    // write into its parts folder (a part file, or the folder itself).
+    double lastUploadActivity(const EntryRow& upload) const;
     struct DedupRow {
         std::string sha256;
         uint64_t offset = 0;

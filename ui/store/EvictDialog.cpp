@@ -80,10 +80,16 @@ EvictPreviewRow EvictDialog::previewRow(size_t i) const
 
 QString EvictDialog::previewSummary(size_t n) const
 {
-    return tr("%1 would be evicted: %2 of entry data, %3 of parts freed now; pack space is "
-              "reclaimed by the next GC.")
-        .arg(counted(qint64(n), "entry", "entries"), QString::fromStdString(cs::formatSize(preview_->bytes)),
-             QString::fromStdString(cs::formatSize(preview_->partBytes)));
+    QString text = tr("%1 would be evicted: %2 of entry data, %3 of parts freed now; pack space is "
+                      "reclaimed by the next GC.")
+                       .arg(counted(qint64(n), "entry", "entries"),
+                            QString::fromStdString(cs::formatSize(preview_->bytes)),
+                            QString::fromStdString(cs::formatSize(preview_->partBytes)));
+    // A running upload is never evicted, whatever the policy says.
+    if (const auto kept = preview_->keptRunningUploads.size())
+        text += tr(" %1 still running (idle for less than a day) would be kept: only uploads idle that long are evicted.")
+                    .arg(counted(qint64(kept), "upload", "uploads"));
+    return text;
 }
 
 std::vector<int64_t> EvictDialog::previewIds() const

@@ -190,7 +190,8 @@ void StoreDocument::restoreSelectedTo(const QString& outPath)
                   const auto r = store->restoreEntryToFile(id, out, job);
                   job.finish(std::to_string(r.bytes) + " bytes restored to " + out + ", SHA-256 verified"
                              + (r.mergedNow ? "; the entry was merged on the way" : "")
-                             + (r.mergeSkipped ? "; the store is read-only, so the entry stays unmerged" : ""));
+                             + (r.mergeSkipped ? "; the store is read-only, so the entry stays unmerged" : "")
+                             + (r.mergeError.empty() ? "" : "; warning: " + r.mergeError));
                   return std::any(r.bytes);
               });
 }
