@@ -327,8 +327,8 @@ TreeRegistration regBench("", "bench", [](CLI::App& parent) {
         std::string store;
     };
     auto ca = std::make_shared<CompareArgs>();
-    cmp->add_option("A", ca->a, "Run id of the baseline (see 'bench history')")->required()->type_name("");
-    cmp->add_option("B", ca->b, "Run id to compare with it")->required()->type_name("");
+    cmp->add_option("A", ca->a, "Run id of the baseline (see 'bench history')")->required()->type_name("")->transform(decimal());
+    cmp->add_option("B", ca->b, "Run id to compare with it")->required()->type_name("")->transform(decimal());
     cmp->add_flag("--json", ca->json, "Machine-readable output");
     addStoreOption(cmp, ca->store);
     onRun(cmp, [ca] { return compare(ca->store, ca->a, ca->b, ca->json); });

@@ -210,8 +210,8 @@ TreeRegistration regCompare("store", "gc-compare", [](CLI::App& parent) {
     auto* c = parent.add_subcommand("gc-compare", "Two GC runs side by side, B as a percentage of A per figure");
     auto a = std::make_shared<CompareArgs>();
     addPath(c, "DIR", a->dir, "The store folder");
-    c->add_option("RUN_A", a->a, "Run id (see gc-history)")->required()->type_name("");
-    c->add_option("RUN_B", a->b, "Run id")->required()->type_name("");
+    c->add_option("RUN_A", a->a, "Run id (see gc-history)")->required()->type_name("")->transform(decimal());
+    c->add_option("RUN_B", a->b, "Run id")->required()->type_name("")->transform(decimal());
     c->add_flag("--json", a->json, "Print the comparison as JSON");
     onRun(c, [a] { return runCompare(*a); });
     return c;

@@ -237,6 +237,29 @@ private slots:
         QVERIFY2(!ldd.out.toLower().contains("libqt"), ldd.out.constData());
     }
 
+    // Whole numbers are decimal from the one parser (cs::parseInteger), as
+    // --chunk is: "010" is 10 (CLI11 read octal 8), "0x10" and "+3" are
+    // usage errors (CLI11 read 16 and 3).
+    void numbersAreDecimal()
+    {
+        const QString out = path(QStringLiteral("d.zst"));
+        const auto ten = runCli({"snapshot", "create", file, out, "--threads", "010", "--json"});
+        QVERIFY2(ten.exitCode == 0, ten.err.constData());
+        QVERIFY2(ten.out.contains("\"threads\": 10,") || ten.out.contains("\"threads\": 10\n"), ten.out.constData());
+        const auto level = runCli({"snapshot", "create", file, out, "--level", "09", "--json"});
+        QVERIFY2(level.exitCode == 0, level.err.constData());
+        for (const QStringList& bad : {QStringList{"--threads", "0x10"}, QStringList{"--threads", "+3"},
+                                       QStringList{"--threads", " 4"}, QStringList{"--level", "0x3"},
+                                       QStringList{"--threads", "1e1"}}) {
+            const auto r = runCli(QStringList{"snapshot", "create", file, path(QStringLiteral("x.zst"))} + bad);
+            QVERIFY2(r.exitCode == 2, qPrintable(bad.join(' ')));
+            QVERIFY2(r.err.contains(bad[0].toUtf8()) && r.err.contains("decimal"), r.err.constData());
+            QVERIFY(!QFileInfo::exists(path(QStringLiteral("x.zst"))));
+        }
+        const auto cmp = runCli({"store", "gc-compare", dir, "0x1", "2"});
+        QCOMPARE(cmp.exitCode, 2);
+    }
+
     // Ranges are usage errors that name the option.
     void rangesAreUsageErrors()
     {
