@@ -201,6 +201,27 @@ Json runToJson(const BenchRun& run, bool withSamples)
     return j;
 }
 
+BenchRun runFromJson(const Json& j)
+{
+    BenchRun r;
+    r.id = int64_t(number(field(j, "id")));
+    r.scenario = text(field(j, "scenario"));
+    const Json& params = field(j, "params");
+    if (params.is_object())
+        for (const auto& [k, v] : params.items())
+            r.params[k] = text(v);
+    r.started = number(field(j, "started"));
+    r.finished = number(field(j, "finished"));
+    r.version = text(field(j, "version"));
+    r.machine = MachineInfo::fromJson(field(j, "machine"));
+    r.status = text(field(j, "status"));
+    r.error = text(field(j, "error"));
+    r.result = ResultTable::fromJson(field(j, "result"));
+    for (const auto& s : elements(field(j, "samples")))
+        r.samples.push_back({number(field(s, "t")), text(field(s, "series")), number(field(s, "value"))});
+    return r;
+}
+
 bool BenchHistory::remove(int64_t id)
 {
     Transaction write(*db_, Transaction::Immediate);
