@@ -33,6 +33,23 @@ const std::vector<std::string>& gcStepNames()
     return names;
 }
 
+std::string gcStepWork(const std::string& step)
+{
+    if (step == "open")
+        return "takes the GC lock, reads the split point and the roots";
+    if (step == "traverse")
+        return "walks the live objects and copies each into the new prefix as it is visited: the copies happen here";
+    if (step == "write mapping")
+        return "puts the mapping records in increasing order";
+    if (step == "copy prefix")
+        return "fsync of the new prefix only: its bytes were copied during traverse";
+    if (step == "swap")
+        return "copies the suffix tail, updates the catalog, replaces control";
+    if (step == "cleanup")
+        return "deletes the old generation's files and stores the run";
+    return {};
+}
+
 namespace {
 
 const std::vector<std::string>& dryRunStepNames()

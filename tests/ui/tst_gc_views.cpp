@@ -223,8 +223,13 @@ void TestGcViews::runViewRunsGcAndViewsFollow()
     for (int i = 0; i < view.stepList()->count(); ++i)
         QVERIFY(view.stepList()->stepState(i) == GcStepList::StepState::Done);
     QCOMPARE(view.stepsModel()->rowCount(), int(gc::gcStepNames().size()) + 1);   // + total
-    QCOMPARE(view.stepsModel()->columnCount(), 11);
+    QCOMPARE(view.stepsModel()->columnCount(), 12);
     QCOMPARE(view.stepsModel()->item(0, 0)->text(), QStringLiteral("open"));
+    // The table says where the copies happen, so a small "copy prefix" is not misread.
+    QCOMPARE(view.stepsModel()->item(1, 0)->text(), QStringLiteral("traverse"));
+    QVERIFY(view.stepsModel()->item(1, 11)->text().contains(QStringLiteral("copies happen here")));
+    QCOMPARE(view.stepsModel()->item(3, 0)->text(), QStringLiteral("copy prefix"));
+    QVERIFY(view.stepsModel()->item(3, 11)->text().contains(QStringLiteral("copied during traverse")));
     QVERIFY(view.totalsModel()->rowCount() > 10);
     // What the dry run projected is what the GC left.
     QCOMPARE(st.after.prefix, projected.prefix);
