@@ -128,10 +128,10 @@ bool MainWindow::openPath(const QString& path)
     auto* doc = new FrameLayoutDocument(canonical(path));
     // Recent files list only files that opened: a file that is not zstd
     // shows its error in the tab and stays out of (or leaves) the list.
-    connect(doc, &FrameLayoutDocument::scanFinished, recent_, [this, path](bool ok, const QString& error) {
-        if (ok)
+    connect(doc, &FrameLayoutDocument::scanFinished, recent_, [this, path](const JobOutcome& outcome) {
+        if (outcome.ok())
             recent_->add(path);
-        else if (error != QLatin1String("cancelled"))
+        else if (outcome.failed())
             recent_->remove(path);
     });
     addDocument(doc, info.fileName(), path);

@@ -58,15 +58,16 @@ void EvictDialog::startPreview(const EvictFields& fields)
     policy.now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     pending_ = policy;
     runner()->start(tr("Eviction preview"), [store = store_, p = policy](cs::Job& job) {
-        return std::any(PreviewPtr(std::make_shared<cs::store::EvictResult>(store->evict(p, job))));
+        return PreviewPtr(std::make_shared<cs::store::EvictResult>(store->evict(p, job)));
+    }, [this](PreviewPtr preview) {
+        preview_ = std::move(preview);
+        previewed_ = pending_;
+        previewed_.dryRun = false;
     });
 }
 
-size_t EvictDialog::acceptPreview(const std::any& result)
+size_t EvictDialog::previewSize() const
 {
-    preview_ = std::any_cast<PreviewPtr>(result);
-    previewed_ = pending_;
-    previewed_.dryRun = false;
     return preview_->evicted.size();
 }
 
