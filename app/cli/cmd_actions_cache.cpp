@@ -16,6 +16,7 @@
 #include "core/actions-cache/ActionsReport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
+#include "core/store/StoreLayout.h"
 
 #include <filesystem>
 #include <memory>
@@ -81,7 +82,7 @@ void resolveWords(AcArgs& a, int minRest, int maxRest)
     bool haveDataDir = false;
     // The old form: DB STORAGE, a file then a folder that is not a native store.
     if (pos.size() >= 2 && !a.dbPath && !a.storagePath && fs::is_regular_file(pos[0], ec) &&
-        fs::is_directory(pos[1], ec) && !fs::exists(pos[1] + "/catalog.db", ec)) {
+        fs::is_directory(pos[1], ec) && !cs::store::StoreLayout::namesCatalog(pos[1])) {
         a.dbPath = pos[0];
         a.storagePath = pos[1];
         pos.erase(pos.begin(), pos.begin() + 2);

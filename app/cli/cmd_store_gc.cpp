@@ -10,11 +10,11 @@
 
 #include "core/gc/Gc.h"
 #include "core/jobs/Job.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "core/util/Units.h"
 
 #include <cmath>
-#include <sys/stat.h>
 
 namespace cli {
 
@@ -49,11 +49,7 @@ std::string stepTable(const cs::gc::GcStats& s)
 // The store's catalog; exit 1 (not a usage error) when DIR is not a store.
 std::string catalogOf(const std::string& dir)
 {
-    const std::string catalog = dir + "/catalog.db";
-    struct stat st {};
-    if (::stat(catalog.c_str(), &st) != 0)
-        throw cs::Error(dir + ": not a cachescope store (no catalog.db)");
-    return catalog;
+    return cs::store::StoreLayout::open(dir).storeCatalogPath();
 }
 
 struct GcArgs {

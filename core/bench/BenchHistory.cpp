@@ -1,5 +1,6 @@
 #include "core/bench/Bench.h"
 
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "core/util/Sqlite.h"
 
@@ -72,9 +73,7 @@ BenchHistory BenchHistory::openDefault() { return openFile(defaultPath()); }
 
 BenchHistory BenchHistory::openStore(const std::string& storeDir)
 {
-    const std::string path = storeDir + "/catalog.db";
-    if (!std::filesystem::exists(path))
-        fail(storeDir, "not a cachescope store (no catalog.db)");
+    const std::string path = store::StoreLayout::open(storeDir).storeCatalogPath();
     BenchHistory h;
     h.path_ = path;
     h.db_ = std::make_unique<Database>(path, OpenMode::ReadWrite, sqlite::busy::kBenchHistoryMs);

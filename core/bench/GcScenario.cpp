@@ -12,6 +12,7 @@
 #include "core/gc/Gc.h"
 #include "core/pack/ObjectFormat.h"
 #include "core/pack/Pack.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "core/util/Sha256.h"
 
@@ -66,7 +67,7 @@ public:
         // ---- build: the truth is kept here (offset -> size, entry -> objects)
         job.beginStep(0);
         sink.beginPhase("build pack", PhaseRole::Setup);
-        auto pack = pack::Pack::open(dir.file("pack"), true);
+        auto pack = store::StoreLayout::create(dir.path()).openPack(true);
         const int64_t chunksPerEntry = std::max<int64_t>(1, objects / entries - 1);
         std::mt19937_64 rng(7);
         const size_t poolSize = std::max<size_t>(1, size_t(double(chunksPerEntry) * 2));

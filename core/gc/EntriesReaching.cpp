@@ -84,11 +84,8 @@ EntriesReaching entriesReaching(const std::string& storeDir, uint64_t objectOffs
     EntriesReaching out;
     out.objectOffset = objectOffset;
     const store::StoreLayout layout = store::StoreLayout::open(storeDir);   // no links followed
-    auto pack = pack::Pack::open(layout.packFolder(false), false);
-    const std::string catalogPath = layout.catalogPath();
-    if (!layout.hasCatalog())
-        fail(catalogPath, "no catalog here (not a cachescope store?)");
-    const sqlite::Database catalog(catalogPath, sqlite::OpenMode::ReadOnly, sqlite::busy::kReachingReadMs);
+    auto pack = layout.openPack(false);
+    const sqlite::Database catalog(layout.storeCatalogPath(), sqlite::OpenMode::ReadOnly, sqlite::busy::kReachingReadMs);
     auto rows = entriesWithRootsFrom(catalog, objectOffset);
     TreeSearch search(*pack, objectOffset);
     while (rows.step()) {

@@ -298,21 +298,16 @@ std::unique_ptr<Store> Store::init(const std::string& dir, StoreOptions options)
     impl->options = std::move(options);
     impl->catalog = std::make_unique<Catalog>(catalogPath, OpenMode::Create);
     migrateSchema(*impl->catalog);
-    impl->pack = pack::Pack::open(impl->layout->packFolder(true), true);
+    impl->pack = impl->layout->openPack(true);
     return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
 std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
 {
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0 && errno == ENOENT)
-        fail(dir, "not a cachescope store (the folder does not exist; create one with 'cachescope-cli store init')");
     auto impl = std::make_unique<Impl>();
     impl->dir = dir;
     impl->layout = std::make_unique<StoreLayout>(StoreLayout::open(dir));
-    const std::string catalogPath = impl->layout->catalogPath();
-    if (!impl->layout->hasCatalog())
-        fail(dir, "not a cachescope store (no catalog.db; create one with 'cachescope-cli store init')");
+    const std::string catalogPath = impl->layout->storeCatalogPath();
     // Checked on a connection that changes nothing: a read-write open would
     // switch an empty or foreign database to WAL before we could refuse it.
     int version = 0;
@@ -332,7 +327,7 @@ std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
                           "cannot be migrated to " + std::to_string(latestSchemaVersion())
                           + "; open it once with write access");
     }
-    impl->pack = pack::Pack::open(impl->layout->packFolder(false), false);
+    impl->pack = impl->layout->openPack(false);
     return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Units.h"
 #include "ui/actions/ActionsBrowser.h"
 #include "ui/actions/ActionsEvictDialog.h"
@@ -332,7 +333,7 @@ void ActionsDocument::importInto(const QString& storeDir)
     if (!snapshot_)
         return;
     const QDir target(storeDir);
-    const bool exists = QFileInfo::exists(target.filePath(QStringLiteral("catalog.db")));
+    const bool exists = cs::store::StoreLayout::namesCatalog(storeDir.toStdString());
     if (!exists && QFileInfo::exists(storeDir) && !target.isEmpty()) {
         actions_->refuse(tr("Cannot import"),
                          tr("%1 is neither a cachescope store nor an empty folder.").arg(QDir::toNativeSeparators(storeDir)));

@@ -2,6 +2,7 @@
 
 #include "core/bench/SamplesCsv.h"
 #include "core/jobs/Job.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "ui/bench/BenchModels.h"
 #include "ui/bench/SamplePlot.h"
@@ -192,7 +193,7 @@ cs::BenchHistory BenchmarkDocument::openHistory() const
 QString BenchmarkDocument::historyLocation() const
 {
     if (!storeDir_.isEmpty())
-        return storeDir_ + QStringLiteral("/catalog.db");
+        return q(cs::store::StoreLayout::catalogLabel(storeDir_.toStdString()));
     return historyPath_.isEmpty() ? q(cs::BenchHistory::defaultPath()) : historyPath_;
 }
 

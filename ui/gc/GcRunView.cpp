@@ -1,5 +1,6 @@
 #include "ui/gc/GcRunView.h"
 
+#include "core/store/StoreLayout.h"
 #include "ui/charts/ChartExport.h"
 #include "ui/charts/PlotTheme.h"
 #include "ui/gc/GcFormat.h"
@@ -210,7 +211,7 @@ void GcRunView::start(bool dryRun)
     runner_->start(dryRun ? tr("GC dry run") : tr("GC"), [dir, dryRun](cs::Job& job) {
         cs::gc::GcOptions options;
         options.dryRun = dryRun;
-        options.catalogPath = dir + "/catalog.db";
+        options.catalogPath = cs::store::StoreLayout::open(dir).storeCatalogPath();
         return std::make_shared<cs::gc::GcResult>(cs::gc::collectStoreGarbage(dir, options, job));
     }, [this](std::shared_ptr<cs::gc::GcResult> result) { last_ = std::make_unique<cs::gc::GcResult>(std::move(*result)); });
 }
@@ -249,9 +250,9 @@ void GcRunView::finished(const JobOutcome& outcome)
 
 void GcRunView::loadHistory()
 {
-    const std::string catalog = (storeDir_ + QStringLiteral("/catalog.db")).toStdString();
-    historyRunner_->start(tr("GC history"), [catalog](cs::Job&) {
-        return cs::gc::gcHistory(catalog);
+    const std::string dir = storeDir_.toStdString();
+    historyRunner_->start(tr("GC history"), [dir](cs::Job&) {
+        return cs::gc::gcHistory(cs::store::StoreLayout::open(dir).storeCatalogPath());
     }, [this](std::vector<cs::gc::GcRun> runs) { runs_ = std::move(runs); });
 }
 

@@ -1,6 +1,7 @@
 #include "ui/gc/ReachabilityView.h"
 #include "ui/shell/Plural.h"
 
+#include "core/store/StoreLayout.h"
 #include "core/util/Sha256.h"
 #include "ui/charts/ChartExport.h"
 #include "ui/gc/GcFormat.h"
@@ -162,12 +163,14 @@ void ReachabilityView::refresh()
     refresh_->setEnabled(false);
     const std::string dir = storeDir_.toStdString();
     runner_->start(tr("GC dry run"), [dir](cs::Job& job) {
-        auto pack = cs::pack::Pack::open(dir + "/pack", false);
+        // Through the layout: a linked pack/ or catalog.db is refused, never followed.
+        const auto layout = cs::store::StoreLayout::open(dir);
+        auto pack = layout.openPack(false);
         cs::gc::GcOptions options;
         options.dryRun = true;
         options.recordDryRun = false; // a view refresh, not a run the user asked for
         options.collectRanges = true;
-        options.catalogPath = dir + "/catalog.db";
+        options.catalogPath = layout.storeCatalogPath();
         auto out = std::make_shared<DryRun>();
         out->result = cs::gc::collectGarbage(*pack, options, job);
         out->generation = pack->generation();
@@ -292,7 +295,7 @@ void ReachabilityView::lookUp(const PackStripWidget::Hover& hover)
     const std::string dir = storeDir_.toStdString();
     lookupRunner_->start(tr("Looking up offset"), [dir, hover](cs::Job& job) {
         Lookup out;
-        const auto pack = cs::pack::Pack::open(dir + "/pack", false);
+        const auto pack = cs::store::StoreLayout::open(dir).openPack(false);
         out.object = cs::gc::objectHolding(*pack, hover.hit.range.offset, hover.offset, &job);
         out.reaching = cs::gc::entriesReaching(dir, out.object.offset, kEntriesShown, job);
         return out;

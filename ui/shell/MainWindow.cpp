@@ -1,5 +1,6 @@
 #include "ui/shell/MainWindow.h"
 
+#include "core/store/StoreLayout.h"
 #include "ui/actions/ActionsDocument.h"
 #include "ui/frames/FrameLayoutDocument.h"
 #include "ui/shell/RecentFiles.h"
@@ -114,7 +115,7 @@ bool MainWindow::openPath(const QString& path)
     if (looksLikeActionsData(path))
         return openActionsData(path);
     if (info.isDir()) {
-        if (!QFileInfo::exists(QDir(path).filePath(QStringLiteral("catalog.db")))) {
+        if (!cs::store::StoreLayout::namesCatalog(path.toStdString())) {
             showError(tr("Not a store"),
                       tr("%1 is not a cachescope store: it has no catalog.db.").arg(QDir::toNativeSeparators(path)));
             return false;
