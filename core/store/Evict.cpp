@@ -103,7 +103,7 @@ EvictResult Store::evict(const EvictPolicy& policy, Job& job)
     // Rows are gone: a crash now leaves orphaned part folders, which fsck
     // reports and removeOrphans (`store fsck --repair`) deletes.
     for (size_t i = 0; i < chosen.size(); ++i) {
-        killPoint("evict remove");
+        killPoint(killpoints::store::kEvictRemove);
         d->removeParts(chosen[i].id);
         job.setStepProgress(i + 1, chosen.size());
     }

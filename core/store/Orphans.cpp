@@ -269,7 +269,7 @@ OrphanRemoval Store::removeOrphans(Job& job)
         }
         // The renamed folder is an orphan by its name alone: a crash from here
         // on leaves it for the next run.
-        killPoint("orphan renamed");
+        killPoint(killpoints::store::kOrphanRenamed);
         removeTree(root, trash, "orphaned parts");
         out.removed.push_back(o);
         out.bytes += o.bytes.value_or(0);

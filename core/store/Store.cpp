@@ -76,7 +76,7 @@ int Store::Impl::threads() const
 void killPoint(const char* point)
 {
     static std::atomic<int> seen{0};
-    killPointFromEnv("CACHESCOPE_STORE_KILL_AT", point, seen);
+    killPointFromEnv(killpoints::store::kVariable, point, seen);
 }
 
 void Store::Impl::removeParts(int64_t id) const
@@ -84,7 +84,7 @@ void Store::Impl::removeParts(int64_t id) const
     // Never through a link (StoreLayout). A failure leaves an orphan that
     // fsck reports and `fsck --repair` removes: the row is already gone.
     try {
-        layout->removeParts(id, [] { killPoint("part removed"); });
+        layout->removeParts(id, [] { killPoint(killpoints::store::kPartRemoved); });
     } catch (const Error&) {
     }
 }

@@ -4,6 +4,8 @@
 #include "core/store/Catalog.h"
 #include "core/store/Store.h"
 #include "core/store/StoreLayout.h"
+#include "core/store/StoreTesting.h"
+#include "core/util/KillPoint.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -142,7 +144,8 @@ struct Store::Impl {
 constexpr double kStaleUploadSeconds = 24 * 3600;
 FsckProblem staleUploadProblem(const EntryRow& e, double now);
 
-// CACHESCOPE_STORE_KILL_AT=point[:n]: SIGKILL the n-th time `point` is passed.
+// CACHESCOPE_STORE_KILL_AT=point[:n]: SIGKILL the n-th time `point` (one of
+// killpoints::store) is passed.
 void killPoint(const char* point);
 
 // Writes objects (chunks and nodes) for a list of chunk refs: nodes of at most

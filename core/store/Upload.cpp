@@ -111,7 +111,7 @@ void Store::Impl::removeReplaced(const std::vector<int64_t>& ids) const
     // The old entries' rows are gone; their parts go after the commit (a
     // crash now leaves orphans for removeOrphans).
     for (int64_t r : ids) {
-        killPoint("replace remove");
+        killPoint(killpoints::store::kReplaceRemove);
         removeParts(r);
     }
 }
