@@ -161,7 +161,7 @@ public:
         // syncing it, the least a compaction that rewrites them must do
         job.beginStep(2);
         sink.beginPhase(refLabel, PhaseRole::Reference, "cp + sync");
-        const std::string prefix = dir.file("pack") + "/" + std::to_string(st.generation) + ".prefix";
+        const std::string prefix = store::StoreLayout::open(dir.path()).packFolder(false).pathOf(pack::prefixFileName(st.generation));
         ChildResult ref = runChild({cp, "--", prefix, dir.file("reference-copy")}, "", "", job);
         if (ref.exitCode != 0)
             throw Error("cp of " + prefix + " failed with exit code " + std::to_string(ref.exitCode));

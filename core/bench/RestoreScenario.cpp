@@ -6,6 +6,7 @@
 #include "core/bench/Scenarios.h"
 
 #include "core/store/Store.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "core/util/File.h"
 #include "core/util/Sha256.h"
@@ -124,7 +125,7 @@ public:
             for (int e = 0; e < entries; ++e)
                 threads.emplace_back([&, e] {
                     try {
-                        const std::string folder = dir.file("store") + "/parts/" + std::to_string(ids[size_t(e)]);
+                        const std::string folder = store::StoreLayout::open(dir.file("store")).partsPath(ids[size_t(e)]);
                         std::vector<std::string> argv = {sh, "-c", "c=$1; s=$2; shift 2; \"$c\" -- \"$@\" | \"$s\"", "sh", cat, sha256sum};
                         for (int i = 0; i < parts; ++i)
                             argv.push_back(folder + "/" + std::to_string(i));
