@@ -8,6 +8,7 @@
 // were: DATA_DIR may be left out when --db and --storage name both halves,
 // and the old form `actions-cache CMD DB STORAGE ...` (a file, then a folder
 // that is not a native store) is an alias of `--db DB --storage STORAGE`.
+#include "ActionsLocation.h"
 #include "CommandTree.h"
 #include "SignalCancel.h"
 #include "TerminalProgress.h"
@@ -169,18 +170,9 @@ CLI::App* addCommand(CLI::App& parent, const std::string& name, const std::strin
                                            "The server's data folder (sqlite.db and storage/ in it), or its "
                                            "sqlite.db; not needed when --db and --storage name both halves")
                                  ->type_name(""));
-    a->dbOpt = c->add_option("--db", a->db,
-                             "The server's SQLite file (default DATA_DIR/sqlite.db), or its PostgreSQL database "
-                             "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass)")
-                   ->type_name("PATH|URL");
-    a->storageOpt = c->add_option("--storage", a->storage,
-                                  "The storage folder (default DATA_DIR/storage/filesystem, else DATA_DIR/storage), "
-                                  "or its S3 bucket (s3://BUCKET[/ROOT]; credentials from AWS_ACCESS_KEY_ID and "
-                                  "AWS_SECRET_ACCESS_KEY)")
-                        ->type_name("PATH|URL");
-    c->add_option("--endpoint", a->endpoint, "S3 endpoint URL for MinIO, Ceph, R2 (default AWS_ENDPOINT_URL, else AWS)")
-        ->type_name("URL");
-    c->add_option("--region", a->region, "S3 region (default AWS_REGION, else us-east-1)")->type_name("REGION");
+    const LocationOptions location = addLocationOptions(c, a->db, a->storage, a->endpoint, a->region);
+    a->dbOpt = location.db;
+    a->storageOpt = location.storage;
     c->add_flag("--json", a->json, "Print JSON (docs/cli.md)");
     return c;
 }

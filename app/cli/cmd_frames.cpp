@@ -1,6 +1,7 @@
 // cachescope-cli frames FILE [--json] [--blocks]: the frame layout of a zstd
 // file (schema in docs/cli.md, section "frames").
 #include "CommandTree.h"
+#include "FramesText.h"
 #include "TextTable.h"
 
 #include "core/frames/FrameLayout.h"
@@ -97,9 +98,9 @@ std::string summaryText(const std::string& path, const cs::FrameScanTotals& tota
     return out;
 }
 
-// The human table, streamed from the scan page by page (as frames --json
-// is): memory does not grow with the frame count.
-void printLayoutText(const std::string& path, const cs::FrameScanOptions& options, cs::Job& job)
+} // namespace
+
+void printFrameLayoutText(const std::string& name, uint64_t fileSize, bool withBlocks, const FrameScan& scan)
 {
     TextTable table({"#", "offset", "kind", "compressed", "content", "window", "dict", "check", "single",
                      "blocks raw/rle/cmp"},
@@ -107,18 +108,14 @@ void printLayoutText(const std::string& path, const cs::FrameScanOptions& option
     bool anyFrame = false;
     bool headerPrinted = false;
     const auto printPage = [&] {
-        if (!headerPrinted) {
-            // Only for the widths: the scan refuses anything but a regular file.
-            std::error_code ec;
-            const auto fileSize = std::filesystem::file_size(path, ec);
-            widenForFile(table, ec ? 0 : uint64_t(fileSize));
-        }
+        if (!headerPrinted)
+            widenForFile(table, fileSize);
         printOut(table.takePage(!headerPrinted));
         headerPrinted = true;
     };
-    const cs::FrameScanTotals totals = cs::scanFramesStreaming(path, options, job, [&](const cs::FrameInfo& f) {
+    const cs::FrameScanTotals totals = scan([&](const cs::FrameInfo& f) {
         anyFrame = true;
-        addFrameRows(table, f, options.blocks);
+        addFrameRows(table, f, withBlocks);
         if (table.rows() >= kPageRows)
             printPage();
     });
@@ -127,7 +124,21 @@ void printLayoutText(const std::string& path, const cs::FrameScanOptions& option
         out = "no frames\n";
     else if (table.rows() > 0 || !headerPrinted)
         out = table.takePage(!headerPrinted);
-    printOut(out + summaryText(path, totals, anyFrame));
+    printOut(out + summaryText(name, totals, anyFrame));
+}
+
+namespace {
+
+// The human table, streamed from the scan page by page (as frames --json
+// is): memory does not grow with the frame count.
+void printLayoutText(const std::string& path, const cs::FrameScanOptions& options, cs::Job& job)
+{
+    // Only for the widths: the scan refuses anything but a regular file.
+    std::error_code ec;
+    const auto fileSize = std::filesystem::file_size(path, ec);
+    printFrameLayoutText(path, ec ? 0 : uint64_t(fileSize), options.blocks, [&](const auto& onFrame) {
+        return cs::scanFramesStreaming(path, options, job, onFrame);
+    });
 }
 
 struct FramesArgs {

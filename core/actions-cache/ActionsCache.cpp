@@ -309,6 +309,21 @@ ActionsEntryPage ActionsCache::entriesPage(const EntryQuery& query, const std::o
     return page;
 }
 
+std::optional<ActionsEntry> ActionsCache::entry(const std::string& id)
+{
+    constexpr size_t kPage = 1000;
+    std::optional<EntryCursor> after;
+    for (;;) {
+        const auto rows = catalog_->entriesPage(EntryQuery{}, after, kPage);
+        for (const auto& row : rows)
+            if (row.id == id)
+                return withListings(*storage_, {row}, nullptr).front();
+        if (rows.size() < kPage)
+            return std::nullopt;
+        after = EntryCursor{rows.back().key, rows.back().version, rows.back().id, rows.back().updatedAtMs};
+    }
+}
+
 ActionsEntryPage ActionsCache::entriesPage(const std::optional<EntryCursor>& after, size_t limit, Job* job)
 {
     return entriesPage(EntryQuery{}, after, limit, job);

@@ -238,6 +238,10 @@ public:
     uint64_t forEachEntryPage(const EntryQuery& query, size_t pageSize,
                               const std::function<void(std::vector<ActionsEntry>&)>& onPage, Job* job = nullptr);
     uint64_t entryCount(const std::string& keyContains = {});
+    // The entry with this id (the `id` ls --json prints) with its folder
+    // listed, or nullopt. Walks the catalog's rows a page at a time (memory:
+    // one page) and lists only that entry's folder.
+    std::optional<ActionsEntry> entry(const std::string& id);
     std::vector<ActionsUpload> uploads();
     // Throws cs::Error naming the path when the folder cannot be listed (a link, not a folder).
     std::vector<ActionsPart> parts(const ActionsEntry& e, size_t maxMissing = 1000);

@@ -320,14 +320,21 @@ ContentsSummary readContents(ByteStream& stored, uint64_t size, const std::strin
         decoded.emplace(head, name, options.memoryBudget);
     ByteStream& tar = decoded ? static_cast<ByteStream&>(*decoded) : head;
     TarWalk walk(tar, storedOffset, size, name, gzip, job);
-    const bool isTar = walk.run(options, summary, onMember);
+    const BlobFormat tarFormat = zstd ? BlobFormat::TarZstd : gzip ? BlobFormat::TarGzip : BlobFormat::Tar;
+    bool announced = false;
+    const bool isTar = walk.run(options, summary, [&](const Member& m) {
+        if (!announced && options.onFormat)
+            options.onFormat(tarFormat);
+        announced = true;
+        onMember(m);
+    });
     if (isTar)
         drain(tar); // the end-of-archive padding, and zstd's last checksums
     summary.window = decoded ? decoded->largestWindow() : 0;
     summary.blobBytes = stored.offset();
     summary.decodedBytes = decoded ? decoded->offset() : gzip ? walk.tarOffset() : head.offset();
     if (isTar) {
-        summary.format = zstd ? BlobFormat::TarZstd : gzip ? BlobFormat::TarGzip : BlobFormat::Tar;
+        summary.format = tarFormat;
     } else {
         summary.detail = zstd   ? "a zstd stream holding no tar archive"
                          : gzip ? "a gzip stream holding no tar archive"

@@ -50,6 +50,9 @@ struct Member {
 struct ContentsOptions {
     uint64_t memoryBudget = kDefaultMemoryBudget; // caps the zstd window
     bool hashMembers = false;                      // SHA-256 of each regular file (for a diff)
+    // Called once, just before the first member, with the format the
+    // members come from (a streamed listing writes the format first).
+    std::function<void(BlobFormat)> onFormat;
 };
 
 struct ContentsSummary {

@@ -40,7 +40,7 @@ std::string hex32(uint32_t v);
 // headers cost one pread. Memory is bounded by the window (at most 64 KiB).
 class WindowReader {
 public:
-    WindowReader(const File& file, uint64_t fileSize);
+    WindowReader(FrameSource& source, uint64_t fileSize);
     uint64_t fileSize() const { return fileSize_; }
     // Up to n bytes at offset (fewer only at the end of the file); *got says
     // how many. The pointer is valid until the next call. Reads `hint` bytes
@@ -53,7 +53,7 @@ public:
     }
 
 private:
-    const File& file_;
+    FrameSource& source_;
     uint64_t fileSize_;
     std::unique_ptr<uint8_t[]> buf_;
     uint64_t bufOffset_ = 0;
@@ -100,7 +100,7 @@ std::optional<SeekFooter> readSeekFooter(WindowReader& reader);
 // finish() then gives the verdict. Holds the entries only with keepEntries.
 class SeekTableCheck {
 public:
-    SeekTableCheck(const File& file, uint64_t fileSize, const std::optional<SeekFooter>& footer, bool keepEntries);
+    SeekTableCheck(FrameSource& source, uint64_t fileSize, const std::optional<SeekFooter>& footer, bool keepEntries);
     void addZstdFrame(const FrameInfo& frame, const ScanContext& ctx);
     // The table held by `frame` (role SeekTable); throws on reserved descriptor bits.
     SeekTableInfo finish(const ScanContext& ctx, const FrameInfo& frame);

@@ -44,7 +44,7 @@ SkippableRole skippableRole(const FrameInfo& frame, const std::optional<SeekFoot
     return SkippableRole::Other;
 }
 
-SeekTableCheck::SeekTableCheck(const File& file, uint64_t fileSize, const std::optional<SeekFooter>& footer,
+SeekTableCheck::SeekTableCheck(FrameSource& file, uint64_t fileSize, const std::optional<SeekFooter>& footer,
                                bool keepEntries)
     : footer_(footer), keepEntries_(keepEntries)
 {

@@ -142,7 +142,10 @@ public:
         const QString folder = storage() + "/" + e.folder;
         QDir().mkpath(folder);
         if (merged) {
+            // The server keeps the part count of a merged location; its
+            // parts are deleted after the merge.
             writeFile(folder + "/merged", blob);
+            e.parts = int(std::max<qsizetype>(1, (blob.size() + partSize - 1) / partSize));
         } else {
             QDir().mkpath(folder + "/parts");
             e.parts = int(std::max<qsizetype>(1, (blob.size() + partSize - 1) / partSize));
