@@ -34,11 +34,12 @@ using namespace cs::actions;
 using namespace cs::entries;
 
 struct ContentsArgs {
-    std::vector<std::string> words;   // [DATA_DIR] ID...
+    std::vector<std::string> slots = std::vector<std::string>(3);  // DATA_DIR, then the ids, as CLI11 fills them
+    std::vector<std::string> words;   // the words given, in order
     std::string db, storage, endpoint, region;
     LocationOptions location;
     bool json = false, quiet = false;
-    std::optional<uint64_t> depth;
+    uint64_t depth = 0;               // 0: every depth
     std::optional<uint64_t> memory;
 
     std::string dataDir;              // set by resolve()
@@ -49,6 +50,10 @@ struct ContentsArgs {
 // words are exactly the ids.
 void resolve(ContentsArgs& a, size_t ids)
 {
+    a.words.clear();
+    for (const auto& w : a.slots)
+        if (!w.empty())
+            a.words.push_back(w);
     const bool both = a.location.db->count() > 0 && a.location.storage->count() > 0;
     const size_t want = both && a.words.size() == ids ? ids : ids + 1;
     if (a.words.size() != want)
@@ -79,12 +84,19 @@ ActionsEntry findEntry(ActionsCache& cache, const std::string& id)
 }
 
 CLI::App* addContentsCommand(CLI::App& parent, const std::string& name, const std::string& description,
-                             const std::string& idsName, const std::shared_ptr<ContentsArgs>& a)
+                             const std::vector<std::string>& idsName, const std::shared_ptr<ContentsArgs>& a)
 {
     auto* c = parent.add_subcommand(name, description);
-    c->add_option(idsName, a->words, "DATA_DIR (not needed when --db and --storage name both halves), then " + idsName)
-        ->type_name("")
-        ->required();
+    // Positionals in order; resolve() decides which word is DATA_DIR.
+    c->add_option("DATA_DIR", a->slots[0],
+                  "The server's data folder (sqlite.db and storage/ in it), or its sqlite.db; not needed when --db "
+                  "and --storage name both halves")
+        ->type_name("");
+    for (size_t i = 0; i < idsName.size(); ++i)
+        shownRequired(c->add_option(idsName[i], a->slots[i + 1], i == 0 && idsName.size() == 1
+                                                                    ? "The entry's id (the id ls --json prints)"
+                                                                    : "An entry's id (the id ls --json prints)")
+                          ->type_name(""));
     a->location = addLocationOptions(c, a->db, a->storage, a->endpoint, a->region);
     c->add_flag("--json", a->json, "Print JSON (docs/cli.md)");
     addQuiet(c, a->quiet);
@@ -137,7 +149,7 @@ int runContents(ContentsArgs& a)
     auto cache = openCache(a);
     const ActionsEntry e = findEntry(*cache, a.ids[0]);
     EntryBlob blob(cache->storage(), e);
-    const unsigned depth = a.depth ? unsigned(std::min<uint64_t>(*a.depth, std::numeric_limits<unsigned>::max()))
+    const unsigned depth = a.depth ? unsigned(std::min<uint64_t>(a.depth, std::numeric_limits<unsigned>::max()))
                                    : std::numeric_limits<unsigned>::max();
     FolderTotals folders(depth);
     cs::Job job("actions-cache contents");
@@ -218,8 +230,10 @@ TreeRegistration regContents("actions-cache", "contents", [](CLI::App& parent) {
     auto a = std::make_shared<ContentsArgs>();
     auto* c = addContentsCommand(parent, "contents",
                                  "What an entry's archive holds: its format, members and folder totals; reads only",
-                                 "ENTRY_ID", a);
-    addSizeOption(c, "depth", a->depth, "Folders down to this depth only (1 = the top folders)", 1);
+                                 {"ENTRY_ID"}, a);
+    c->add_option("--depth", a->depth, "Folders down to this depth only (1 = the top folders)")
+        ->type_name("N")
+        ->check(range(1, int64_t(1) << 32));
     addMemory(c, a);
     c->footer("ENTRY_ID is the id `actions-cache ls --json` prints. The blob is the merged object, or the parts in "
               "numeric order while unmerged; tar through zstd (--long=30 or not) or gzip, plain tar, JSON, else "
@@ -271,7 +285,7 @@ TreeRegistration regDiff("actions-cache", "diff", [](CLI::App& parent) {
     auto a = std::make_shared<ContentsArgs>();
     auto* c = addContentsCommand(parent, "diff",
                                  "Members added, removed or changed between two entries (content by SHA-256)",
-                                 "ID_A ID_B", a);
+                                 {"ID_A", "ID_B"}, a);
     addMemory(c, a);
     c->footer("Both archives are read at once and every file hashed while it streams; mtime is not compared. "
               "bytes_added - bytes_removed is the change of the total.");
@@ -306,7 +320,7 @@ TreeRegistration regFrames("actions-cache", "frames", [](CLI::App& parent) {
     auto a = std::make_shared<ContentsArgs>();
     auto* c = addContentsCommand(parent, "frames",
                                  "Frame layout of an entry's blob (as `frames FILE`), read where it is stored",
-                                 "ENTRY_ID", a);
+                                 {"ENTRY_ID"}, a);
     c->footer("The same table and JSON as `cachescope-cli frames FILE`, the file being the entry's blob (merged "
               "object or parts in order, on disk or in S3); headers only, no temporary copy.");
     onRun(

@@ -102,7 +102,8 @@ class TestCliTree : public QObject {
             {"SIZE", "8.5MiB"}, {"N", "2"}, {"L", "3"}, {"DURATION", "30d"}, {"V", "v1"}, {"S", "refs/heads/main"},
             {"K", "key-"},      {"KEY", "key"}, {"RUN_A", "1"}, {"RUN_B", "2"}, {"ID", "1"}, {"NAME", "gc"},
             {"SCENARIO", "gc"}, {"A", "1"},     {"B", "2"},      {"k=v", "objects=1000"},
-            {"URL", "http://127.0.0.1:9000"}, {"REGION", "eu-west-1"}};
+            {"URL", "http://127.0.0.1:9000"}, {"REGION", "eu-west-1"},
+            {"ENTRY_ID", "5f0c0001-aaaa-4bbb-8ccc-000000000001"}, {"ID_A", "a"}, {"ID_B", "b"}};
         if (simple.contains(placeholder))
             return simple.value(placeholder);
         if (placeholder == "FILE" || placeholder == "SRC" || placeholder == "DB")
@@ -360,7 +361,7 @@ private slots:
         QCOMPARE(complete(QStringLiteral("cachescope-cli snapshot create --chunk ''")), QStringList{});
         QCOMPARE(complete(QStringLiteral("cachescope-cli --vers")), QStringList{"--version"});
         QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache ''")),
-                 (QStringList{"evict", "import", "ls", "merge", "verify"}));
+                 (QStringList{"contents", "diff", "evict", "frames", "import", "ls", "merge", "verify"}));
         QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache evict d --dry")), QStringList{"--dry-run"});
 
         const QString zsh = path(QStringLiteral("_cachescope-cli"));
