@@ -10,6 +10,7 @@
 #pragma once
 #include "core/frames/FrameLayout.h"
 #include "core/util/Coding.h"
+#include "core/util/File.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +36,19 @@ constexpr uint32_t kMaxBlockSize = 128 * 1024;
 
 // "0xFD2FB528": magics and checksums in error sentences.
 std::string hex32(uint32_t v);
+
+// A frame source over an open file (the scan of a path, the snapshot
+// decoder's header pass).
+class FileFrameSource final : public FrameSource {
+public:
+    explicit FileFrameSource(const File& file) : file_(file), size_(file.size()) {}
+    uint64_t size() const override { return size_; }
+    size_t readSomeAt(void* buf, size_t n, uint64_t offset) override { return file_.readSomeAt(buf, n, offset); }
+
+private:
+    const File& file_;
+    uint64_t size_;
+};
 
 // Positional reads through a small window buffer, so that many nearby block
 // headers cost one pread. Memory is bounded by the window (at most 64 KiB).

@@ -16,17 +16,6 @@ namespace {
 
 // The one pass both entry points share; keepEntries keeps the seek table's
 // entries (scanFrames hands them to the GUI), the streaming scan does not.
-class FileSource final : public FrameSource {
-public:
-    explicit FileSource(const File& file) : file_(file), size_(file.size()) {}
-    uint64_t size() const override { return size_; }
-    size_t readSomeAt(void* buf, size_t n, uint64_t offset) override { return file_.readSomeAt(buf, n, offset); }
-
-private:
-    const File& file_;
-    uint64_t size_;
-};
-
 FrameScanTotals scan(FrameSource& file, const std::string& path, const FrameScanOptions& options, Job& job,
                      bool keepEntries, const std::function<void(FrameInfo&)>& onFrame)
 {
@@ -88,7 +77,7 @@ FrameScanTotals scanPath(const std::string& path, const FrameScanOptions& option
                          const std::function<void(FrameInfo&)>& onFrame)
 {
     const File file = openSeekableInput(path, "frames reads headers at their offsets");
-    FileSource source(file);
+    frames::FileFrameSource source(file);
     return scan(source, path, options, job, keepEntries, onFrame);
 }
 

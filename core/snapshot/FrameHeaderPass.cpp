@@ -12,7 +12,10 @@
 
 namespace cs::snapshot {
 
-FrameHeaderPass::FrameHeaderPass(const File& file) : file_(file), size_(file.size()), reader_(file, size_) {}
+FrameHeaderPass::FrameHeaderPass(const File& file)
+    : file_(file), size_(file.size()), source_(file), reader_(source_, size_)
+{
+}
 
 void FrameHeaderPass::failFrame(uint64_t offset, const std::string& what) const
 {

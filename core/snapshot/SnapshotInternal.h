@@ -155,6 +155,7 @@ private:
     [[noreturn]] void failFrame(uint64_t offset, const std::string& what) const;
     const File& file_;
     uint64_t size_ = 0;
+    frames::FileFrameSource source_;
     // Headers of small frames sit close together: one read covers many
     // (10 M skippable frames were 10 M preads of 24 bytes).
     frames::WindowReader reader_;
