@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-namespace cs::sqlite { class Database; }
-
 namespace cs::store {
+
+class Catalog;
 
 struct EntryChangeCounters {
     int64_t rows = 0;
@@ -32,7 +32,7 @@ public:
     EntryChangeCounters read() const;
 
 private:
-    std::unique_ptr<sqlite::Database> catalog_;
+    std::unique_ptr<Catalog> catalog_;
 };
 
 } // namespace cs::store

@@ -4,8 +4,6 @@
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
 
-#include "core/store/StoreTesting.h"
-
 #include <algorithm>
 
 using namespace cs::store;
@@ -20,7 +18,7 @@ private slots:
         auto store = Store::init(tmp.filePath("s").toStdString());
         cs::Job job;
         job.start();
-        cs::store::testing::generateSyntheticEntries(*store, 3000, job);
+        store->generateSyntheticEntries(3000, job);
         // A few real ones too.
         storetest::upload(*store, "real-a", testsupport::randomBytes(5000, 1), 1000, 2);
         storetest::upload(*store, "real-b", testsupport::randomBytes(7000, 2), 1000, 2);
@@ -75,7 +73,7 @@ private slots:
         auto store = Store::init(tmp.filePath("s").toStdString());
         cs::Job job;
         job.start();
-        cs::store::testing::generateSyntheticEntries(*store, 100000, job);
+        store->generateSyntheticEntries(100000, job);
         QCOMPARE(store->countEntries({}), uint64_t(100000));
         // Rows near the end, by two sort orders.
         const auto tail = store->listEntries({}, SortColumn::LastAccess, true, 99990, 100);
@@ -99,7 +97,7 @@ private slots:
         {
             bool cancelledThrown = false;
             try {
-                cs::store::testing::generateSyntheticEntries(*store, 5000, cancelled);
+                store->generateSyntheticEntries(5000, cancelled);
             } catch (const cs::Cancelled&) {
                 cancelledThrown = true;
             }

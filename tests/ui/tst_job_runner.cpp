@@ -1,7 +1,5 @@
 // JobRunner: work runs off the GUI thread, progress arrives on it, cancel
-// stops a job, a typed result reaches onResult before finished(), and the
-// result of a replaced (stale) job is dropped.
-#include "JobSpy.h"
+// stops a job, and the result of a replaced (stale) job is dropped.
 #include "common/TestSupport.h"
 #include "core/util/Error.h"
 #include "ui/jobs/JobProgressWidget.h"
@@ -16,7 +14,6 @@
 #include <QThread>
 
 #include <atomic>
-#include <string>
 #include <thread>
 
 using namespace std::chrono_literals;
@@ -42,8 +39,6 @@ private Q_SLOTS:
         });
         QSignalSpy finished(&runner, &ui::JobRunner::finished);
         QThread* gui = QThread::currentThread();
-        int result = 0;
-        int finishedBeforeResult = -1;
         runner.start(QStringLiteral("count"), [&, gui](cs::Job& job) {
             workOnGuiThread = QThread::currentThread() == gui;
             for (int i = 1; i <= 200; ++i) {
@@ -52,22 +47,18 @@ private Q_SLOTS:
                 std::this_thread::sleep_for(1ms);
             }
             job.finish("counted 200");
-            return 42;
-        }, [&](int value) {
-            result = value;
-            finishedBeforeResult = int(finished.count());
+            return std::any(42);
         });
         QVERIFY(runner.isRunning());
         QVERIFY(finished.wait(20000));
         QCOMPARE(finished.count(), 1);
-        QVERIFY(outcomeAt(finished, 0).ok());
-        QCOMPARE(outcomeAt(finished, 0).message, QStringLiteral("counted 200"));
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("counted 200"));
         QVERIFY(!workOnGuiThread);
         QVERIFY(progressCalls > 0);
         QVERIFY(allOnGui);
         QVERIFY(monotonic);
-        QCOMPARE(result, 42);
-        QCOMPARE(finishedBeforeResult, 0);   // onResult ran first
+        QCOMPARE(std::any_cast<int>(runner.result()), 42);
         QCOMPARE(runner.lastStatus().state, cs::JobState::Done);
         QVERIFY(!runner.isRunning());
     }
@@ -78,7 +69,6 @@ private Q_SLOTS:
         std::atomic<int> iterations{0};
         QSignalSpy progress(&runner, &ui::JobRunner::progress);
         QSignalSpy finished(&runner, &ui::JobRunner::finished);
-        bool gotResult = false;
         runner.start(QStringLiteral("forever"), [&](cs::Job& job) {
             // Runs until cancelled (bounded so a broken cancel fails the test instead of hanging it).
             for (int i = 0; i < 60000; ++i) {
@@ -87,14 +77,15 @@ private Q_SLOTS:
                 ++iterations;
                 std::this_thread::sleep_for(1ms);
             }
-            return std::string("not cancelled");
-        }, [&](const std::string&) { gotResult = true; });
+            return std::any(QStringLiteral("not cancelled"));
+        });
         QVERIFY(progress.wait(20000));
         runner.cancel();
         QVERIFY(finished.wait(20000));
-        QVERIFY(outcomeAt(finished, 0).cancelled());
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
         QCOMPARE(runner.lastStatus().state, cs::JobState::Cancelled);
-        QVERIFY(!gotResult);
+        QVERIFY(!runner.result().has_value());
         QVERIFY(iterations < 60000);
     }
 
@@ -102,14 +93,12 @@ private Q_SLOTS:
     {
         ui::JobRunner runner;
         QSignalSpy finished(&runner, &ui::JobRunner::finished);
-        bool gotResult = false;
-        runner.start(QStringLiteral("fail"), [](cs::Job&) -> int {
+        runner.start(QStringLiteral("fail"), [](cs::Job&) -> std::any {
             throw cs::Error("x.zst at offset 5: bad magic");
-        }, [&](int) { gotResult = true; });
+        });
         QVERIFY(finished.wait(20000));
-        QVERIFY(outcomeAt(finished, 0).failed());
-        QCOMPARE(outcomeAt(finished, 0).message, QStringLiteral("x.zst at offset 5: bad magic"));
-        QVERIFY(!gotResult);
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("x.zst at offset 5: bad magic"));
         QCOMPARE(runner.lastStatus().state, cs::JobState::Failed);
     }
 
@@ -119,20 +108,19 @@ private Q_SLOTS:
         QSemaphore releaseFirst;
         std::atomic<bool> firstReturned{false};
         QStringList results;
-        QList<int> values;
-        connect(&runner, &ui::JobRunner::finished, this, [&](const ui::JobOutcome& o) { results << o.message; });
+        connect(&runner, &ui::JobRunner::finished, this, [&](bool, const QString& text) { results << text; });
         const int first = runner.start(QStringLiteral("first"), [&](cs::Job& job) {
             // Ignores cancel on purpose: it returns a result after the second job finished.
             releaseFirst.acquire();
             job.finish("first");
             firstReturned = true;
-            return 1;
-        }, [&](int v) { values << v; });
+            return std::any(1);
+        });
         QSignalSpy finished(&runner, &ui::JobRunner::finished);
         const int second = runner.start(QStringLiteral("second"), [](cs::Job& job) {
             job.finish("second");
-            return 2;
-        }, [&](int v) { values << v; });
+            return std::any(2);
+        });
         QVERIFY(second > first);
         QCOMPARE(runner.currentJobId(), second);
         QVERIFY(finished.wait(20000));
@@ -143,7 +131,7 @@ private Q_SLOTS:
         // Deliver whatever the first worker queued; it must not reach the signal.
         QTest::qWait(100);
         QCOMPARE(results, QStringList{QStringLiteral("second")});
-        QCOMPARE(values, QList<int>{2});
+        QCOMPARE(std::any_cast<int>(runner.result()), 2);
     }
 
     void progressWidgetFollowsAndCancels()
@@ -160,6 +148,7 @@ private Q_SLOTS:
                 job.setStepProgress(0.25 + 0.5 * double(i) / 60000.0);
                 std::this_thread::sleep_for(1ms);
             }
+            return std::any();
         });
         QVERIFY(widget.isVisible());
         QVERIFY(progress.wait(20000));
@@ -167,7 +156,7 @@ private Q_SLOTS:
         QVERIFY(widget.label()->text().contains(QStringLiteral("slow")));
         QTest::mouseClick(widget.cancelButton(), Qt::LeftButton);
         QVERIFY(finished.wait(20000));
-        QVERIFY(outcomeAt(finished, 0).cancelled());
+        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
         QVERIFY(!widget.isVisible());
     }
 
@@ -185,6 +174,7 @@ private Q_SLOTS:
                     job.checkCancel();
                     std::this_thread::sleep_for(1ms);
                 }
+                return std::any();
             });
             QTest::qWait(20);
         }

@@ -8,7 +8,6 @@
 #include "ui/actions/ActionsUploadModel.h"
 #include "ui/actions/CacheServerDialog.h"
 #include "ui/jobs/JobProgressWidget.h"
-#include "ui/jobs/DocumentActions.h"
 #include "ui/jobs/JobRunner.h"
 
 #include <algorithm>
@@ -86,8 +85,7 @@ ActionsDocument::ActionsDocument(ActionsDataLocation where, QWidget* parent)
     : QWidget(parent),
       where_(std::move(where)),
       readRunner_(new JobRunner(this)),
-      actions_(new DocumentActions(this, tr("Cache server action failed"),
-                                   [this](const JobOutcome& outcome) { afterAction(outcome); })),
+      actionRunner_(new JobRunner(this)),
       progress_(new JobProgressWidget(this)),
       summary_(new QLabel(this)),
       toolbar_(new QToolBar(this)),
@@ -138,7 +136,7 @@ ActionsDocument::ActionsDocument(ActionsDataLocation where, QWidget* parent)
     findingTable_->horizontalHeader()->resizeSection(ActionsFindingModel::Entry, 30 * digit);
     findingTable_->horizontalHeader()->resizeSection(ActionsFindingModel::Path, 50 * digit);
 
-    progress_->attach(actions_->runner());
+    progress_->attach(actionRunner_);
     connect(readRunner_, &JobRunner::finished, this, &ActionsDocument::onReadFinished);
     createActions();
     reload();
@@ -179,17 +177,22 @@ void ActionsDocument::reload()
     // write keeps the rows the user scrolled to and their selection.
     const size_t limit = std::clamp<size_t>(size_t(browser_->model()->rowCount()), kActionsPageSize, 20 * kActionsPageSize);
     readRunner_->start(tr("Reading the cache server's data"), [paths = where_.paths, limit](cs::Job& job) {
-        return ActionsSnapshotPtr(std::make_shared<const ActionsSnapshot>(readActionsSnapshot(paths, job, limit)));
-    }, [this](ActionsSnapshotPtr snapshot) { showSnapshot(std::move(snapshot)); });
+        return std::any(
+            ActionsSnapshotPtr(std::make_shared<const ActionsSnapshot>(readActionsSnapshot(paths, job, limit))));
+    });
 }
 
-void ActionsDocument::onReadFinished(const JobOutcome& outcome)
+void ActionsDocument::onReadFinished(bool ok, const QString& resultOrError)
 {
-    if (outcome.cancelled())
+    if (!ok) {
+        if (resultOrError == QLatin1String("cancelled"))
+            return;
+        summary_->setText(tr("Reading the data failed: %1").arg(resultOrError.toHtmlEscaped()));
+        Q_EMIT reloaded(false);
         return;
-    if (outcome.failed())
-        summary_->setText(tr("Reading the data failed: %1").arg(outcome.message.toHtmlEscaped()));
-    Q_EMIT reloaded(outcome.ok());
+    }
+    showSnapshot(std::any_cast<ActionsSnapshotPtr>(readRunner_->result()));
+    Q_EMIT reloaded(true);
 }
 
 void ActionsDocument::showSnapshot(ActionsSnapshotPtr snapshot)

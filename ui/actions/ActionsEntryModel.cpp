@@ -20,10 +20,7 @@ using PagePtr = std::shared_ptr<QueryPage>;
 
 ActionsEntryModel::ActionsEntryModel(QObject* parent) : QAbstractTableModel(parent), fetcher_(new JobRunner(this))
 {
-    connect(fetcher_, &JobRunner::finished, this, [this](const JobOutcome& outcome) {
-        if (outcome.failed())
-            Q_EMIT pageFetched(false, outcome.message);
-    });
+    connect(fetcher_, &JobRunner::finished, this, &ActionsEntryModel::onPage);
 }
 
 void ActionsEntryModel::setLocation(ActionsDataLocation where)
@@ -85,8 +82,8 @@ void ActionsEntryModel::readFirstPage()
         result->matching = cache->entryCount(query.keyContains);
         job.checkCancel();
         result->page = cache->entriesPage(query, std::nullopt, kActionsPageSize, &job);
-        return result;
-    }, [this](PagePtr result) { addPage(std::move(result)); });
+        return std::any(result);
+    });
 }
 
 bool ActionsEntryModel::isFetching() const
@@ -107,12 +104,18 @@ void ActionsEntryModel::fetchMore(const QModelIndex& parent)
         auto cache = openActionsForReading(paths);
         auto result = std::make_shared<QueryPage>();
         result->page = cache->entriesPage(query, after, kActionsPageSize, &job);
-        return result;
-    }, [this](PagePtr result) { addPage(std::move(result)); });
+        return std::any(result);
+    });
 }
 
-void ActionsEntryModel::addPage(PagePtr result)
+void ActionsEntryModel::onPage(bool ok, const QString& resultOrError)
 {
+    if (!ok) {
+        if (resultOrError != QLatin1String("cancelled"))
+            Q_EMIT pageFetched(false, resultOrError);
+        return;
+    }
+    const PagePtr result = std::any_cast<PagePtr>(fetcher_->result());
     if (result->matching)
         matching_ = result->matching;
     next_ = std::move(result->page.next);

@@ -15,7 +15,6 @@
 
 namespace ui {
 class JobRunner;
-struct QueryPage;
 
 class ActionsEntryModel : public QAbstractTableModel {
     Q_OBJECT
@@ -66,7 +65,7 @@ Q_SIGNALS:
     void pageFetched(bool ok, const QString& error);
 
 private:
-    void addPage(std::shared_ptr<QueryPage> result);
+    void onPage(bool ok, const QString& resultOrError);
     void readFirstPage();
 
     ActionsDataLocation where_;

@@ -62,16 +62,15 @@ void ActionsEvictDialog::startPreview(const EvictFields& fields)
         preview->activity = cache->activity();
         for (const auto& e : preview->entries)
             preview->bytes += e.size;
-        return PreviewPtr(std::move(preview));
-    }, [this](PreviewPtr preview) {
-        preview_ = std::move(preview);
-        previewed_ = pending_;
-        activeAtPreview_ = preview_->activity.active;
+        return std::any(PreviewPtr(std::move(preview)));
     });
 }
 
-size_t ActionsEvictDialog::previewSize() const
+size_t ActionsEvictDialog::acceptPreview(const std::any& result)
 {
+    preview_ = std::any_cast<PreviewPtr>(result);
+    previewed_ = pending_;
+    activeAtPreview_ = preview_->activity.active;
     return preview_->entries.size();
 }
 

@@ -22,7 +22,6 @@ class QLabel;
 class QLineEdit;
 
 namespace ui {
-struct JobOutcome;
 class JobProgressWidget;
 class JobRunner;
 
@@ -57,8 +56,7 @@ public Q_SLOTS:
     void startOpening();
 
 private:
-    void onOpened(cs::actions::DataDirPaths paths);
-    void onOpenEnded(const JobOutcome& outcome);
+    void onOpened(bool ok, const QString& resultOrError);
     void setEditing(bool editing);
     void saveSettings() const;
 

@@ -2,7 +2,6 @@
 
 #include "core/bench/SamplesCsv.h"
 #include "core/jobs/Job.h"
-#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "ui/bench/BenchModels.h"
 #include "ui/bench/SamplePlot.h"
@@ -193,7 +192,7 @@ cs::BenchHistory BenchmarkDocument::openHistory() const
 QString BenchmarkDocument::historyLocation() const
 {
     if (!storeDir_.isEmpty())
-        return q(cs::store::StoreLayout::catalogLabel(storeDir_.toStdString()));
+        return storeDir_ + QStringLiteral("/catalog.db");
     return historyPath_.isEmpty() ? q(cs::BenchHistory::defaultPath()) : historyPath_;
 }
 
@@ -296,18 +295,17 @@ bool BenchmarkDocument::run()
     // Plain strings for the worker (no QString crosses threads: ui/jobs/Background.h).
     const std::string historyPath = historyPath_.toStdString();
     const std::string storeDir = storeDir_.toStdString();
-    runner_->start(QStringLiteral("benchmark %1").arg(scenario()), [=](cs::Job& job) {
+    runner_->start(QStringLiteral("benchmark %1").arg(scenario()), [=](cs::Job& job) -> std::any {
         *pending = cs::runScenario(name, options, job);
         cs::BenchHistory h = inStore ? cs::BenchHistory::openStore(storeDir)
                              : historyPath.empty() ? cs::BenchHistory::openDefault()
                                                    : cs::BenchHistory::openFile(historyPath);
         h.save(*pending);
-        // runScenario left the job cancelled or failed as the run ended; so
-        // does Job::run when the work throws.
-        if (job.status().state == cs::JobState::Cancelled)
+        if (pending->status == "cancelled")
             throw cs::Cancelled();
-        if (job.status().state == cs::JobState::Failed)
+        if (pending->status == "failed")
             throw cs::Error(pending->error);
+        return pending->id;
     });
     statusLabel_->setText(tr("Running %1…").arg(scenario()));
     setRunning(true);
@@ -345,7 +343,7 @@ void BenchmarkDocument::drainLive()
     }
 }
 
-void BenchmarkDocument::onFinished(const JobOutcome& outcome)
+void BenchmarkDocument::onFinished(bool ok, const QString& text)
 {
 
     setRunning(false);
@@ -356,8 +354,8 @@ void BenchmarkDocument::onFinished(const JobOutcome& outcome)
     if (!run) {
         return;
     }
-    statusLabel_->setText(outcome.ok() ? tr("Run %1 done.").arg(run->id)
-                                       : tr("Run %1 %2: %3").arg(run->id).arg(q(run->status), outcome.message));
+    statusLabel_->setText(ok ? tr("Run %1 done.").arg(run->id)
+                             : tr("Run %1 %2: %3").arg(run->id).arg(q(run->status), text));
     // Show the finished run from its own samples (all of them, not the live window).
     std::vector<cs::BenchRun> runs{*run};
     showRuns(std::move(runs));

@@ -28,7 +28,6 @@ class QTableView;
 class QTimer;
 
 namespace ui {
-struct JobOutcome;
 class HistoryModel;
 class JobProgressWidget;
 class JobRunner;
@@ -93,7 +92,7 @@ private:
     };
     void buildForm();
     void drainLive();
-    void onFinished(const JobOutcome& outcome);
+    void onFinished(bool ok, const QString& text);
     void showRuns(std::vector<cs::BenchRun> runs);
     void compareSelected();
     void showSelected();

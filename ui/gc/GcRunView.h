@@ -24,7 +24,6 @@ class QTabWidget;
 class QTableView;
 
 namespace ui {
-struct JobOutcome;
 class GcStepList;
 class JobProgressWidget;
 class JobRunner;
@@ -69,8 +68,8 @@ Q_SIGNALS:
 
 private:
     void start(bool dryRun);
-    void finished(const JobOutcome& outcome);
-    void historyFinished(const JobOutcome& outcome);
+    void finished(bool ok, const QString& error);
+    void historyFinished(bool ok, const QString& error);
     void showHistory();
     QWidget* makeTableBox(QTableView* view, const QString& title, QStandardItemModel* model, const QString& exportName);
 

@@ -142,15 +142,16 @@ void EvictPreviewDialog::runPreview()
     startPreview(*fields);
 }
 
-void EvictPreviewDialog::onPreviewFinished(const JobOutcome& outcome)
+void EvictPreviewDialog::onPreviewFinished(bool ok, const QString& resultOrError)
 {
     previewButton_->setEnabled(true);
-    if (!outcome.ok()) {
-        message_->setText(outcome.cancelled() ? tr("Preview cancelled.") : tr("Preview failed: %1").arg(outcome.message));
+    if (!ok) {
+        message_->setText(resultOrError == QLatin1String("cancelled") ? tr("Preview cancelled.")
+                                                                      : tr("Preview failed: %1").arg(resultOrError));
         Q_EMIT previewFinished(false);
         return;
     }
-    const size_t n = previewSize();
+    const size_t n = acceptPreview(runner_->result());
     // The first rows only: a preview of a million entries must not build a
     // million widgets.
     constexpr size_t kShown = 5000;

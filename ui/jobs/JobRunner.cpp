@@ -3,7 +3,6 @@
 #include "core/util/Units.h"
 
 #include <mutex>
-#include <utility>
 
 namespace ui {
 
@@ -18,11 +17,12 @@ struct JobRunner::Channel {
 struct JobRunner::Outcome {
     bool ok = false;
     cs::JobStatus status;
+    std::any value;
 };
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent)
 {
-    static const int registered = qRegisterMetaType<cs::JobStatus>() + qRegisterMetaType<ui::JobOutcome>();
+    static const int registered = qRegisterMetaType<cs::JobStatus>();
     Q_UNUSED(registered);
 }
 
@@ -44,20 +44,14 @@ void JobRunner::cancel()
         current_->cancel();
 }
 
-int JobRunner::start(const QString& name, std::function<void(cs::Job&)> work, const QStringList& steps)
-{
-    return startJob(name, steps, std::move(work), {});
-}
-
-int JobRunner::startJob(const QString& name, const QStringList& steps, std::function<void(cs::Job&)> work,
-                        std::function<void()> deliverResult)
+int JobRunner::start(const QString& name, Work work, const QStringList& steps)
 {
     cancel();
 
     const int id = ++nextId_;
     currentId_ = id;
     running_ = true;
-    deliverResult_ = std::move(deliverResult);
+    result_.reset();
     std::vector<std::string> stepNames;
     for (const QString& s : steps)
         stepNames.push_back(s.toStdString());
@@ -78,7 +72,7 @@ int JobRunner::startJob(const QString& name, const QStringList& steps, std::func
     background_.run(
         [job, work = std::move(work)] {
             Outcome outcome;
-            outcome.ok = job->run(work);
+            outcome.ok = job->run([&](cs::Job& j) { outcome.value = work(j); });
             job->setListener({});
             outcome.status = job->status();
             return outcome;
@@ -106,15 +100,20 @@ void JobRunner::deliverFinished(int jobId, Outcome outcome)
 {
     if (jobId != currentId_)
         return;  // stale result of a replaced job
+    const bool ok = outcome.ok;
+    const cs::JobStatus& status = outcome.status;
     running_ = false;
     current_.reset();
-    lastStatus_ = outcome.status;
-    const JobOutcome end = JobOutcome::of(outcome.ok, outcome.status);
-    // Taken first: onResult may start the next job on this runner.
-    auto deliver = std::exchange(deliverResult_, {});
-    if (end.ok() && deliver)
-        deliver();
-    Q_EMIT finished(end);
+    lastStatus_ = status;
+    result_ = ok ? std::move(outcome.value) : std::any();
+    QString text;
+    if (ok)
+        text = QString::fromStdString(status.result);
+    else if (status.state == cs::JobState::Cancelled)
+        text = QStringLiteral("cancelled");
+    else
+        text = QString::fromStdString(status.message);
+    Q_EMIT finished(ok, text);
 }
 
 QString JobRunner::describe(const cs::JobStatus& s)

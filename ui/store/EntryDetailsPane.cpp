@@ -96,23 +96,24 @@ void EntryDetailsPane::showEntry(int64_t id)
     }
     header_->setText(tr("Loading entry %1…").arg(id));
     runner_->start(tr("Reading entry %1").arg(id), [store = store_, id](cs::Job&) {
-        return DetailsPtr(std::make_shared<cs::store::EntryDetails>(store->entryDetails(id)));
-    }, [this](DetailsPtr details) {
-        details_ = std::move(details);
-        fill(*details_);
+        return std::any(DetailsPtr(std::make_shared<cs::store::EntryDetails>(store->entryDetails(id))));
     });
 }
 
-void EntryDetailsPane::onFinished(const JobOutcome& outcome)
+void EntryDetailsPane::onFinished(bool ok, const QString& resultOrError)
 {
-    if (!outcome.ok()) {
+    if (!ok) {
         details_.reset();
         objects_->removeRows(0, objects_->rowCount());
         parts_->setRowCount(0);
         sharing_->clear();
-        header_->setText(outcome.cancelled() ? QString() : outcome.message);
+        header_->setText(resultOrError == QLatin1String("cancelled") ? QString() : resultOrError);
+        Q_EMIT detailsLoaded(id_, false);
+        return;
     }
-    Q_EMIT detailsLoaded(id_, outcome.ok());
+    details_ = std::any_cast<DetailsPtr>(runner_->result());
+    fill(*details_);
+    Q_EMIT detailsLoaded(id_, true);
 }
 
 QString EntryDetailsPane::headerText() const

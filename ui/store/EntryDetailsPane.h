@@ -17,7 +17,6 @@ class QTableWidget;
 class QTreeView;
 
 namespace ui {
-struct JobOutcome;
 class JobRunner;
 
 class EntryDetailsPane : public QWidget {
@@ -43,7 +42,7 @@ Q_SIGNALS:
     void detailsLoaded(qint64 id, bool ok);
 
 private:
-    void onFinished(const JobOutcome& outcome);
+    void onFinished(bool ok, const QString& resultOrError);
     void fill(const cs::store::EntryDetails& d);
 
     std::shared_ptr<cs::store::Store> store_;
