@@ -305,10 +305,30 @@ CLI::Option* addPath(CLI::App* app, const std::string& name, std::string& out, c
     return app->add_option(name, out, description)->required()->type_name("");
 }
 
-CLI::Validator range(int64_t min, int64_t max)
+namespace {
+
+// Given with ->transform(), never ->check(): a check's rewrite of the text is
+// dropped, and CLI11 would then read "010" itself (as octal 8).
+CLI::Validator decimalIn(int64_t min, int64_t max)
 {
-    return CLI::Range(min, max).description("");
+    return CLI::Validator(
+        [min, max](std::string& text) -> std::string {
+            const auto v = cs::parseInteger(text);
+            if (!v)
+                return "'" + text + "' is not a whole number in decimal digits";
+            if (*v < min || *v > max)
+                return "Value " + text + " not in range [" + std::to_string(min) + " - " + std::to_string(max) + "]";
+            text = std::to_string(*v);
+            return {};
+        },
+        "");
 }
+
+} // namespace
+
+CLI::Validator decimal() { return decimalIn(INT64_MIN, INT64_MAX); }
+
+CLI::Validator range(int64_t min, int64_t max) { return decimalIn(min, max); }
 
 CLI::Option* addQuiet(CLI::App* app, bool& quiet)
 {

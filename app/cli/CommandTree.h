@@ -105,8 +105,12 @@ CLI::Option* addPath(CLI::App* app, const std::string& name, std::string& out, c
 // optional positional before it (actions-cache's DATA_DIR) can take its word.
 CLI::Option* shownRequired(CLI::Option* positional);
 
-// An integer range check that adds nothing to the option's type name (the
-// description says the range; the usage line keeps "[--threads N]").
+// Whole numbers are read by the core's one parser (cs::parseInteger), not by
+// CLI11, which takes "010" as octal 8 and "0x10" as 16: decimal() refuses
+// anything but decimal digits and hands CLI11 the number in canonical form.
+CLI::Validator decimal();
+// decimal() and a range check that adds nothing to the option's type name
+// (the description says the range; the usage line keeps "[--threads N]").
 CLI::Validator range(int64_t min, int64_t max);
 
 // `-q, --quiet`: no progress on the terminal.

@@ -19,6 +19,8 @@ Json entryJson(const cs::store::EntryRow& e)
     o["created"] = e.created > 0 ? Json(e.created) : Json();
     o["last_access"] = e.lastAccess > 0 ? Json(e.lastAccess) : Json();
     o["synthetic"] = e.synthetic;
+    o["repo"] = e.repo;
+    o["origin"] = e.origin.empty() ? Json() : Json(e.origin);
     return o;
 }
 

@@ -22,6 +22,12 @@ void TextTable::add(std::vector<std::string> row)
     rows_.push_back(std::move(row));
 }
 
+void TextTable::widen(size_t column, size_t width)
+{
+    widths_.resize(right_.size(), 0);
+    if (column < widths_.size())
+        widths_[column] = std::max(widths_[column], width);
+}
 
 size_t TextTable::width(const std::string& s)
 {

@@ -18,6 +18,10 @@ public:
     // page by page without holding every row.
     std::string takePage(bool withHeader);
 
+    // Makes column at least `width` code points wide (a table printed page by
+    // page whose later cells are known to be wider than the first page's).
+    void widen(size_t column, size_t width);
+
     static size_t width(const std::string& s);
 
 private:

@@ -1,4 +1,4 @@
-// cachescope-cli actions-cache ls|verify|merge|evict|import DATA_DIR ...
+// cachescope-cli actions-cache ls|verify|merge|evict|reap-uploads|import DATA_DIR ...
 // A github-actions-cache-server's data (SQLite + filesystem storage, or
 // PostgreSQL + S3 named by --db and --storage), read read-only unless
 // --write: core/actions-cache/ActionsCache.h does the work and
@@ -8,6 +8,7 @@
 // were: DATA_DIR may be left out when --db and --storage name both halves,
 // and the old form `actions-cache CMD DB STORAGE ...` (a file, then a folder
 // that is not a native store) is an alias of `--db DB --storage STORAGE`.
+#include "ActionsLocation.h"
 #include "CommandTree.h"
 #include "SignalCancel.h"
 #include "TerminalProgress.h"
@@ -16,6 +17,7 @@
 #include "core/actions-cache/ActionsReport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
+#include "core/store/StoreLayout.h"
 
 #include <filesystem>
 #include <memory>
@@ -36,13 +38,15 @@ struct AcArgs {
     CLI::Option* dbOpt = nullptr;
     CLI::Option* storageOpt = nullptr;
     bool json = false, write = false, force = false, quiet = false;
+    std::optional<double> partsGrace;   // merge, evict: seconds
+    std::string server;                 // --server URL
     // evict
     std::optional<double> olderThan, unusedFor;
     std::optional<uint64_t> maxSize;
     std::vector<std::string> keys;
     bool dryRun = false;
     // import
-    std::string scope = "actions";
+    std::string scope;              // import: "" keeps each entry's own scope
     std::optional<uint64_t> partSize;
     bool noMerge = false;
 
@@ -79,7 +83,7 @@ void resolveWords(AcArgs& a, int minRest, int maxRest)
     bool haveDataDir = false;
     // The old form: DB STORAGE, a file then a folder that is not a native store.
     if (pos.size() >= 2 && !a.dbPath && !a.storagePath && fs::is_regular_file(pos[0], ec) &&
-        fs::is_directory(pos[1], ec) && !fs::exists(pos[1] + "/catalog.db", ec)) {
+        fs::is_directory(pos[1], ec) && !cs::store::StoreLayout::namesCatalog(pos[1])) {
         a.dbPath = pos[0];
         a.storagePath = pos[1];
         pos.erase(pos.begin(), pos.begin() + 2);
@@ -118,6 +122,37 @@ DataDirPaths pathsOf(const AcArgs& a)
     return paths;
 }
 
+// A write command's body: with --json, a refusal or failure is still a JSON
+// document on stdout ({"error": sentence, "refused": bool, "activity": ...})
+// besides the sentence on stderr, so a script reads one shape either way.
+int writeCommand(const AcArgs& a, const std::function<int()>& body)
+{
+    try {
+        return body();
+    } catch (const cs::Cancelled&) {
+        throw;
+    } catch (const ServerActive& e) {
+        if (a.json) {
+            Json o = Json::object();
+            o["error"] = e.what();
+            o["refused"] = true;
+            o["activity"] = {{"signal", activitySignalName(e.activity.signal)},
+                             {"reason", e.activity.reason},
+                             {"clears", e.activity.clears}};
+            printJson(o);
+        }
+        throw;
+    } catch (const cs::Error& e) {
+        if (a.json) {
+            Json o = Json::object();
+            o["error"] = e.what();
+            o["refused"] = false;
+            printJson(o);
+        }
+        throw;
+    }
+}
+
 void print(const AcArgs& a, const Json& json, const std::string& text)
 {
     if (a.json)
@@ -135,18 +170,9 @@ CLI::App* addCommand(CLI::App& parent, const std::string& name, const std::strin
                                            "The server's data folder (sqlite.db and storage/ in it), or its "
                                            "sqlite.db; not needed when --db and --storage name both halves")
                                  ->type_name(""));
-    a->dbOpt = c->add_option("--db", a->db,
-                             "The server's SQLite file (default DATA_DIR/sqlite.db), or its PostgreSQL database "
-                             "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass)")
-                   ->type_name("PATH|URL");
-    a->storageOpt = c->add_option("--storage", a->storage,
-                                  "The storage folder (default DATA_DIR/storage/filesystem, else DATA_DIR/storage), "
-                                  "or its S3 bucket (s3://BUCKET[/ROOT]; credentials from AWS_ACCESS_KEY_ID and "
-                                  "AWS_SECRET_ACCESS_KEY)")
-                        ->type_name("PATH|URL");
-    c->add_option("--endpoint", a->endpoint, "S3 endpoint URL for MinIO, Ceph, R2 (default AWS_ENDPOINT_URL, else AWS)")
-        ->type_name("URL");
-    c->add_option("--region", a->region, "S3 region (default AWS_REGION, else us-east-1)")->type_name("REGION");
+    const LocationOptions location = addLocationOptions(c, a->db, a->storage, a->endpoint, a->region);
+    a->dbOpt = location.db;
+    a->storageOpt = location.storage;
     c->add_flag("--json", a->json, "Print JSON (docs/cli.md)");
     return c;
 }
@@ -164,7 +190,23 @@ CLI::Option* addWrite(CLI::App* c, const std::shared_ptr<AcArgs>& a)
     auto* write =
         c->add_flag("--write", a->write, "Change the data (without it: list what would be done, change nothing)");
     c->add_flag("--force", a->force, "Write even while the server looks active");
+    addDurationOption(c, "parts-grace", a->partsGrace,
+                      "How long what a download may still stream is kept: parts after their merge, entries after "
+                      "their last download (default 10min; 0 deletes at once)");
+    c->add_option("--server", a->server,
+                  "The cache server's URL (http://HOST:PORT): a server that answers there counts as active")
+        ->type_name("URL");
     return write;
+}
+
+WriteOptions writeOptionsOf(const AcArgs& a)
+{
+    WriteOptions o;
+    o.force = a.force;
+    o.serverUrl = a.server;
+    if (a.partsGrace)
+        o.partsGraceMs = int64_t(*a.partsGrace * 1000);
+    return o;
 }
 
 void addIds(CLI::App* c, const std::shared_ptr<AcArgs>& a)
@@ -237,13 +279,15 @@ TreeRegistration regMerge("actions-cache", "merge", [](CLI::App& parent) {
     addIds(c, a);
     addWrite(c, a);
     addQuiet(c, a->quiet);
-    c->footer("All entries, or the given ids; parts left after a merge are deleted. Without --write it lists what it "
-              "would do and changes nothing; with --write it refuses while the server looks active (an upload, merge "
-              "or entry written in the last 5 minutes) unless --force. Exit 1 when --write and an entry was refused. " +
+    c->footer("All entries, or the given ids; the parts stay for --parts-grace after the merge (a download may still "
+              "stream them) and a later merge run, or the server's cleanup, deletes them. Without --write it lists what "
+              "it would do and changes nothing; with --write it refuses while the server looks active unless --force. "
+              "An entry whose row changed since the plan (the server or another run got there first) is skipped. Exit "
+              "1 when --write and an entry was refused. " +
               std::string(kLocations));
     onRun(
         c,
-        [a] {
+        [a] { return writeCommand(*a, [a] {
             auto cache = ActionsCache::open(pathsOf(*a), a->write);
             std::vector<ActionsMergeResult> results;
             if (a->write) {
@@ -251,16 +295,16 @@ TreeRegistration regMerge("actions-cache", "merge", [](CLI::App& parent) {
                 SignalCancel sc(job);
                 TerminalProgress progress(job, 0, a->quiet);
                 job.start();
-                results = cache->merge(a->rest, job, {a->force});
+                results = cache->merge(a->rest, job, writeOptionsOf(*a));
             } else {
-                results = cache->planMerge(a->rest, a->force);
+                results = cache->planMerge(a->rest, writeOptionsOf(*a));
             }
             print(*a, mergeJson(results, a->write), mergeText(results, a->write));
             for (const auto& r : results)
                 if (r.error && a->write)
                     return Failure;
             return Ok;
-        },
+        }); },
         [a] { resolveWords(*a, 0, -1); });
     return c;
 });
@@ -285,7 +329,7 @@ TreeRegistration regEvict("actions-cache", "evict", [](CLI::App& parent) {
               std::string(kLocations));
     onRun(
         c,
-        [a] {
+        [a] { return writeCommand(*a, [a] {
             ActionsEvictPolicy policy;
             if (a->olderThan)
                 policy.olderThanMs = int64_t(*a->olderThan * 1000);
@@ -295,18 +339,19 @@ TreeRegistration regEvict("actions-cache", "evict", [](CLI::App& parent) {
             policy.keys = a->keys;
             auto cache = ActionsCache::open(pathsOf(*a), a->write);
             std::vector<ActionsEntry> victims;
+            std::vector<ActionsSkip> skipped;
             if (a->write) {
                 cs::Job job("actions-cache evict");
                 SignalCancel sc(job);
                 TerminalProgress progress(job, 0, a->quiet);
                 job.start();
-                victims = cache->evict(policy, job, {a->force});
+                victims = cache->evict(policy, job, writeOptionsOf(*a), &skipped);
             } else {
                 victims = cache->planEvict(policy);
             }
-            print(*a, evictJson(victims, a->write), evictText(victims, a->write));
+            print(*a, evictJson(victims, a->write, skipped), evictText(victims, a->write, skipped));
             return Ok;
-        },
+        }); },
         [a] {
             resolveWords(*a, 0, 0);
             if (!a->olderThan && !a->unusedFor && !a->maxSize && a->keys.empty())
@@ -314,6 +359,47 @@ TreeRegistration regEvict("actions-cache", "evict", [](CLI::App& parent) {
             for (const auto& [flag, d] : {std::pair{"--older-than", a->olderThan}, std::pair{"--unused-for", a->unusedFor}})
                 if (d && *d < 0)
                     throw UsageError(std::string(flag) + " wants a positive duration like 30d or 12h");
+        });
+    return c;
+});
+
+// --- reap-uploads -------------------------------------------------------
+
+TreeRegistration regReapUploads("actions-cache", "reap-uploads", [](CLI::App& parent) {
+    auto a = std::make_shared<AcArgs>();
+    auto* c = addCommand(parent, "reap-uploads", "Remove unfinished uploads (row and folder) idle for too long", a);
+    addOldStorage(c, a);
+    CLI::Option* write = addWrite(c, a);
+    addDurationOption(c, "older-than", a->olderThan, "Idle (no part, not created) for longer than DURATION "
+                                                     "(default 1d)");
+    write->excludes(c->add_flag("--dry-run", a->dryRun, "Only list what would go (the default without --write)"));
+    addQuiet(c, a->quiet);
+    c->footer("What the server's cleanup:uploads task does, for servers run with DISABLE_CLEANUP_JOBS. Without "
+              "--write it lists what would go and changes nothing; with --write it refuses while the server looks "
+              "active unless --force; an upload that got a part since the plan is kept. " + std::string(kLocations));
+    onRun(
+        c,
+        [a] { return writeCommand(*a, [a] {
+            const int64_t idle = a->olderThan ? int64_t(*a->olderThan * 1000) : int64_t(24) * 3600 * 1000;
+            auto cache = ActionsCache::open(pathsOf(*a), a->write);
+            std::vector<ActionsUpload> gone;
+            std::vector<ActionsUploadSkip> skipped;
+            if (a->write) {
+                cs::Job job("actions-cache reap-uploads");
+                SignalCancel sc(job);
+                TerminalProgress progress(job, 0, a->quiet);
+                job.start();
+                gone = cache->reapUploads(idle, job, writeOptionsOf(*a), &skipped);
+            } else {
+                gone = cache->planReapUploads(idle);
+            }
+            print(*a, reapJson(gone, a->write, skipped), reapText(gone, a->write, skipped));
+            return Ok;
+        }); },
+        [a] {
+            resolveWords(*a, 0, 0);
+            if (a->olderThan && *a->olderThan < 0)
+                throw UsageError("--older-than wants a positive duration like 1d or 12h");
         });
     return c;
 });
@@ -326,11 +412,14 @@ TreeRegistration regImport("actions-cache", "import", [](CLI::App& parent) {
                          "Copy entries into a native cachescope store (created when missing), merged there", a);
     a->positionals.push_back(shownRequired(c->add_option("STORE", a->second, "The native store folder")->type_name("")));
     addIds(c, a);
-    c->add_option("--scope", a->scope, "Scope of the imported entries (default: actions)")->type_name("S");
+    c->add_option("--scope", a->scope, "Scope of the imported entries (default: each entry's own scope)")
+        ->type_name("S");
     addSizeOption(c, "part-size", a->partSize, "Upload part size (default 1MiB)", 1, cs::store::kMaxPartBytes);
     c->add_flag("--no-merge", a->noMerge, "Leave the imported entries unmerged");
     addQuiet(c, a->quiet);
-    c->footer("All entries, or the given ids; reports dedup and compression. Reads the server's data only. " +
+    c->footer("All entries, or the given ids, with their key, version, scope, repo and update time; a save imported "
+              "before is skipped; reports stored, skipped and failed entries (exit 1 when any failed), dedup and "
+              "compression. Reads the server's data only. " +
               std::string(kLocations));
     onRun(
         c,
@@ -348,7 +437,7 @@ TreeRegistration regImport("actions-cache", "import", [](CLI::App& parent) {
                 r = cache->importInto(*store, ids, a->scope, a->partSize.value_or(1 << 20), a->noMerge, job);
             }
             print(*a, importJson(r, storeDir), importText(r, storeDir));
-            return Ok;
+            return r.failed.empty() ? Ok : Failure;
         },
         [a] { resolveWords(*a, 1, -1); });
     return c;

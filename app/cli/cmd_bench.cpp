@@ -138,12 +138,13 @@ int compare(const std::string& store, int64_t a, int64_t b, bool json)
 // Through OutputFile like every output a user names: a regular file replaced
 // atomically, a FIFO or device written in place, and a FIFO with no reader
 // waited for while Ctrl-C can still stop the command.
-void writeSamplesCsv(const std::vector<cs::Sample>& samples, const std::string& path, cs::Job& job)
+void writeSamplesCsv(const std::vector<cs::Sample>& samples, const std::string& path, cs::Job& job,
+                     const cs::Folder* store = nullptr)
 {
     std::ostringstream text;
     cs::writeSamplesCsv(text, samples);   // the dialect the GUI reads and writes too
     const std::string csv = text.str();
-    cs::OutputFile out = cs::OutputFile::open(path, [&job] { job.checkCancel(); });
+    cs::OutputFile out = cs::OutputFile::open(path, [&job] { job.checkCancel(); }, store);
     out.writeAll(csv.data(), csv.size());
     out.commit();
 }
@@ -238,6 +239,15 @@ int runBench(const RunArgs& a)
         throw UsageError(e.what());
     }
     // Open the history first so a bad --store fails before a long run.
+    // With --store, no chart or CSV goes into that store's folder (it
+    // could replace catalog.db): refused before anything is opened or run.
+    std::optional<cs::Folder> store;
+    if (!a.store.empty() && (!a.csv.empty() || !a.plot.empty())) {
+        store.emplace(cs::Folder::open(a.store));
+        for (const std::string* out : {&a.csv, &a.plot})
+            if (!out->empty())
+                cs::refuseOutputInside(*out, *store);
+    }
     std::optional<cs::BenchHistory> hist;
     if (!a.noSave)
         hist.emplace(openHistory(a.store));
@@ -270,7 +280,7 @@ int runBench(const RunArgs& a)
     if (hist)
         hist->save(run);
     if (!a.csv.empty())
-        writeSamplesCsv(run.samples, a.csv, job);
+        writeSamplesCsv(run.samples, a.csv, job, store ? &*store : nullptr);
     if (!a.plot.empty())
         renderPlot(run.samples, a.plot, job);
     if (a.json) {
@@ -317,8 +327,8 @@ TreeRegistration regBench("", "bench", [](CLI::App& parent) {
         std::string store;
     };
     auto ca = std::make_shared<CompareArgs>();
-    cmp->add_option("A", ca->a, "Run id of the baseline (see 'bench history')")->required()->type_name("");
-    cmp->add_option("B", ca->b, "Run id to compare with it")->required()->type_name("");
+    cmp->add_option("A", ca->a, "Run id of the baseline (see 'bench history')")->required()->type_name("")->transform(decimal());
+    cmp->add_option("B", ca->b, "Run id to compare with it")->required()->type_name("")->transform(decimal());
     cmp->add_flag("--json", ca->json, "Machine-readable output");
     addStoreOption(cmp, ca->store);
     onRun(cmp, [ca] { return compare(ca->store, ca->a, ca->b, ca->json); });

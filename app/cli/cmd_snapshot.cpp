@@ -33,7 +33,7 @@ CLI::Option* addThreads(CLI::App* c, int& threads, const std::string& what, int 
 {
     return c->add_option("--threads", threads, what + " (default 1, 1.." + std::to_string(max) + ")")
         ->type_name("N")
-        ->check(range(1, max));
+        ->transform(range(1, max));
 }
 
 struct CreateArgs {
@@ -160,7 +160,7 @@ TreeRegistration regCreate("snapshot", "create", [](CLI::App& parent) {
     addThreads(c, a->threads, "Compression workers", 256);
     c->add_option("--level", a->level, "zstd level (default 3)")
         ->type_name("L")
-        ->check(range(ZSTD_minCLevel(), ZSTD_maxCLevel()));
+        ->transform(range(ZSTD_minCLevel(), ZSTD_maxCLevel()));
     c->add_flag("--seek-table", a->seekTable, "Append a seek table (zstd seekable format)");
     c->add_flag("--json", a->json, "Print the result as JSON");
     addQuiet(c, a->quiet);

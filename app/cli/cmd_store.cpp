@@ -151,7 +151,7 @@ TreeRegistration regPut("store", "put", [](CLI::App& parent) {
     addPath(c, "FILE", a->file, "File to store, or - for standard input");
     addVersionScope(c, a->version, a->scope);
     addSizeOption(c, "part-size", a->partSize, "Part size (default 1MiB; parts are written with --no-merge or from a stream)", 1);
-    c->add_option("--parallel", a->parallel, "Part upload threads (default 4, 1..256; with --no-merge)")->type_name("N")->check(range(1, 256));
+    c->add_option("--parallel", a->parallel, "Part upload threads (default 4, 1..256; with --no-merge)")->type_name("N")->transform(range(1, 256));
     addSizeOption(c, "max-size", a->maxSize,
                   "Refuse input larger than this, storing nothing (default 16GiB for a stream, none for a file; 0: none)", 0);
     c->add_flag("--no-merge", a->noMerge, "Leave the entry unmerged (parts only)");
@@ -241,6 +241,8 @@ int runGet(const GetArgs& a)
     CancelledOutput(a.out).run(sc, [&] { r = store->restoreToFile(req, a.out, job); });
     cs::keepSummaryOutOfData(a.out);
     progress.clear();
+    if (!r.mergeError.empty())
+        printError("warning: " + r.mergeError);
     if (r.mergeSkipped)
         printError(a.dir + ": the store is read-only for this user, so entry '" + r.entry.key
                    + "' was restored from its parts and left unmerged (a 'store merge' with write access merges it)");
@@ -268,7 +270,7 @@ TreeRegistration regGet("store", "get", [](CLI::App& parent) {
     addPath(c, "OUT", a->out, "Output file (replaced atomically), or - for standard output");
     addRepeatable(c, "restore-key", a->restoreKeys, "K", "Fallback key or prefix (repeatable)");
     addVersionScope(c, a->version, a->scope);
-    c->add_option("--threads", a->threads, "Decode threads (default: all cores)")->type_name("N")->check(range(0, 256));
+    c->add_option("--threads", a->threads, "Decode threads (default: all cores)")->type_name("N")->transform(range(0, 256));
     c->add_flag("--verify", a->verify, "Also check each chunk's SHA-256 (frame checksums are always checked)");
     c->add_flag("--json", a->json, "Machine-readable output");
     addQuiet(c, a->quiet);
@@ -375,6 +377,10 @@ int runEvict(const EvictArgs& a)
         o["entries"] = std::move(list);
         o["bytes"] = r.bytes;
         o["part_bytes"] = r.partBytes;
+        Json kept = Json::array();
+        for (const auto& e : r.keptRunningUploads)
+            kept.push_back(entryJson(e));
+        o["kept_running_uploads"] = std::move(kept);
         printJson(o);
     } else {
         const std::string verb = r.dryRun ? "would evict" : "evicted";
@@ -394,6 +400,10 @@ int runEvict(const EvictArgs& a)
         }
         text += verb + " " + num(r.evicted.size()) + " entries, " + cs::formatSize(r.bytes) + " (" +
                 cs::formatSize(r.partBytes) + " of parts)\n";
+        // A running upload is never evicted: say which ones the policy named.
+        for (const auto& e : r.keptRunningUploads)
+            text += "kept upload " + num(uint64_t(e.id)) + " (" + esc(e.key)
+                    + "): it is still running (idle for less than a day; only uploads idle that long are evicted)\n";
         printOut(text);
     }
     return Ok;

@@ -10,11 +10,11 @@
 
 #include "core/gc/Gc.h"
 #include "core/jobs/Job.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "core/util/Units.h"
 
 #include <cmath>
-#include <sys/stat.h>
 
 namespace cli {
 
@@ -49,11 +49,7 @@ std::string stepTable(const cs::gc::GcStats& s)
 // The store's catalog; exit 1 (not a usage error) when DIR is not a store.
 std::string catalogOf(const std::string& dir)
 {
-    const std::string catalog = dir + "/catalog.db";
-    struct stat st {};
-    if (::stat(catalog.c_str(), &st) != 0)
-        throw cs::Error(dir + ": not a cachescope store (no catalog.db)");
-    return catalog;
+    return cs::store::StoreLayout::open(dir).storeCatalogPath();
 }
 
 struct GcArgs {
@@ -210,8 +206,8 @@ TreeRegistration regCompare("store", "gc-compare", [](CLI::App& parent) {
     auto* c = parent.add_subcommand("gc-compare", "Two GC runs side by side, B as a percentage of A per figure");
     auto a = std::make_shared<CompareArgs>();
     addPath(c, "DIR", a->dir, "The store folder");
-    c->add_option("RUN_A", a->a, "Run id (see gc-history)")->required()->type_name("");
-    c->add_option("RUN_B", a->b, "Run id")->required()->type_name("");
+    c->add_option("RUN_A", a->a, "Run id (see gc-history)")->required()->type_name("")->transform(decimal());
+    c->add_option("RUN_B", a->b, "Run id")->required()->type_name("")->transform(decimal());
     c->add_flag("--json", a->json, "Print the comparison as JSON");
     onRun(c, [a] { return runCompare(*a); });
     return c;

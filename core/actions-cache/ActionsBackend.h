@@ -21,7 +21,9 @@
 //   across a user's think time.
 // - Writes are only called after the user asked to write; each write method
 //   is one transaction (or one object operation) and is idempotent, so a
-//   crashed sequence can be run again.
+//   crashed sequence can be run again. Catalog writes are compare-and-set
+//   against the row the plan read: beside a running server a lost race is a
+//   skip, never a lost update.
 // - Errors are cs::Error with one sentence naming the path/URL and object.
 #pragma once
 #include <cstdint>
@@ -128,13 +130,40 @@ public:
     // caller holds no set of every location id).
     virtual std::vector<LocationRow> locationsWithoutEntry() = 0;
 
-    // Writes, in the order a merge makes them (see ActionsMerge.cpp).
+    // Who else has this catalog open, as the system shows it, one phrase
+    // each: on SQLite the other processes of this host holding the database
+    // or its journal open (/proc/*/fd: "process 4242 (node) has
+    // /srv/.data/sqlite.db open"); on PostgreSQL the other sessions on the
+    // database (pg_stat_activity: "session 811 from 10.0.0.5 (app 'cache')").
+    // Ours are never listed. Reads only.
+    virtual std::vector<std::string> otherUsers() = 0;
+    // A cheap read-only stamp that differs once another process has changed
+    // the catalog (SQLite: size and mtime of the database and its journal
+    // files, PRAGMA data_version; PostgreSQL: row counts, the newest row
+    // times and the tables' change counters). For a view that follows the
+    // server by polling; never writes.
+    virtual std::string changeStamp() = 0;
+
+    // Writes are compare-and-set. Each tests the location row and writes it
+    // in one statement, and changes it only when its merge columns
+    // (mergeStartedAt, mergedAt, partsDeletedAt) still hold what `seen`
+    // shows (the row as the plan read it; lastDownloadedAt is not compared:
+    // every download bumps it). false: the row had changed (the server, or
+    // another cachescope run, got there first) and nothing was written; the
+    // caller skips the entry, it is not a failure.
     // nullopt clears mergeStartedAt, as the server does when a merge fails.
-    virtual void setMergeStarted(const std::string& locationId, std::optional<int64_t> ms) = 0;
-    virtual void setMerged(const std::string& locationId, int64_t ms) = 0;
-    virtual void setPartsDeleted(const std::string& locationId, int64_t ms) = 0;
-    // Deletes the location row and every entry row naming it, in one transaction.
-    virtual void deleteLocation(const std::string& locationId) = 0;
+    [[nodiscard]] virtual bool setMergeStarted(const LocationRow& seen, std::optional<int64_t> ms) = 0;
+    [[nodiscard]] virtual bool setMerged(const LocationRow& seen, int64_t ms) = 0;
+    [[nodiscard]] virtual bool setPartsDeleted(const LocationRow& seen, int64_t ms) = 0;
+    // Deletes the location row and every entry row naming it, in one
+    // transaction, when the row still holds what `seen` shows, its
+    // lastDownloadedAt included (a download since the plan keeps the entry).
+    // seen nullopt: the plan found no location row with this id; the entries
+    // naming it go only while there still is none.
+    [[nodiscard]] virtual bool deleteLocation(const std::string& locationId, const std::optional<LocationRow>& seen) = 0;
+    // Deletes an uploads row when it still shows `seen`'s part counts and
+    // lastPartUploadedAt (no part came since the plan).
+    [[nodiscard]] virtual bool deleteUpload(const UploadRow& seen) = 0;
 };
 
 // One object's bytes, read front to back.
@@ -144,6 +173,11 @@ public:
     virtual uint64_t size() const = 0;
     // Up to n bytes; 0 at the end. Throws on a read error.
     virtual size_t read(void* buf, size_t n) = 0;
+    // Moves n bytes forward without handing them out (at most to the end).
+    // The default reads and drops them; a file seeks, S3 starts its next
+    // ranged GET further on, so a reader of headers only (the frame scan)
+    // fetches no byte it skips past a window.
+    virtual void skip(uint64_t n);
 };
 
 // A merged object being written: bytes go to a temporary object next to the
@@ -197,6 +231,15 @@ public:
     virtual void deletePart(const std::string& folder, uint64_t index) = 0;  // absent: no error
     virtual void deletePartsFolder(const std::string& folder) = 0;          // what is left of parts/
     virtual void deleteFolder(const std::string& folder) = 0;               // the whole folder; absent: no error
+
+    // Other processes of this host with something below the root (or below
+    // one folder of it) open, one phrase each ("process 4242 (node) has
+    // /srv/storage/123/parts/0 open"); empty where the system cannot tell (S3).
+    virtual std::vector<std::string> otherUsers(const std::string& folder = {})
+    {
+        (void)folder;
+        return {};
+    }
 };
 
 // The SQLite + filesystem implementations (the server's defaults). The

@@ -10,9 +10,14 @@
 #include "core/util/Error.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <map>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -84,8 +89,9 @@ DataDirPaths resolveDataDir(const std::string& dataDir, const std::optional<std:
         fail(p.dbPath, "no such database (the server keeps it at DB_SQLITE_PATH, .data/sqlite.db by default; "
                        "name it with --db)");
     if (!isS3Location(p.storageDir) && !fs::is_directory(p.storageDir, ec))
-        fail(p.storageDir, "no such storage folder (the server keeps it at STORAGE_FILESYSTEM_PATH, "
-                           ".data/storage/filesystem by default; name it with --storage)");
+        fail(p.storageDir, "no such storage folder for the database " + p.dbPath
+                               + " (the server keeps it at STORAGE_FILESYSTEM_PATH, .data/storage/filesystem by "
+                                 "default; name it with --storage)");
     return p;
 }
 
@@ -100,7 +106,33 @@ std::unique_ptr<ActionsCache> ActionsCache::open(const DataDirPaths& paths, bool
 {
     auto storage = openStorageAt(paths.storageDir, RemoteOptions{paths.endpoint, paths.region, paths.credentials});
     auto catalog = openCatalogAt(paths.dbPath, writable, paths.credentials);
-    return std::make_unique<ActionsCache>(std::move(catalog), std::move(storage));
+    auto cache = std::make_unique<ActionsCache>(std::move(catalog), std::move(storage));
+    cache->requireMatchingStorage();
+    return cache;
+}
+
+// Doubt stops: a catalog whose first entries' folders are all absent from
+// the storage was paired with the wrong storage (every entry would list as
+// "parts deleted", every folder as an orphan). A sample of the first page
+// in key order (at most kStorageSample listings) decides; one present
+// folder, or an entry with no folder to look for, is enough.
+void ActionsCache::requireMatchingStorage()
+{
+    constexpr size_t kStorageSample = 16;
+    std::vector<std::string> folders;
+    for (const auto& row : catalog_->entriesPage(std::nullopt, kStorageSample))
+        if (row.location && isPlainFolderName(row.location->folderName))
+            folders.push_back(row.location->folderName);
+    if (folders.empty())
+        return;
+    std::vector<std::string> errors;
+    const auto listings = storage_->listFolders(folders, errors);
+    for (size_t i = 0; i < listings.size(); ++i)
+        if (listings[i].exists || !errors[i].empty())
+            return;
+    fail(storage_->describe(), "holds none of the folders the database " + catalog_->describe() + " names (the first "
+                                   + std::to_string(folders.size()) + " looked for, '" + folders.front()
+                                   + "' among them); is it the storage of this server? Name it with --storage");
 }
 
 EntryState stateOf(const std::optional<int64_t>& mergeStartedAt, const std::optional<int64_t>& mergedAt,
@@ -139,6 +171,31 @@ ActionsEntry entryFrom(const EntryRow& row)
     return e;
 }
 
+bool isLiveMergeTemp(const std::string& name)
+{
+    const std::string prefix = "merged.tmp-";
+    if (name.rfind(prefix, 0) != 0)
+        return false;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+    if (pid <= 0 || *end != '\0' || pid == long(::getpid()))
+        return false;
+    return ::kill(pid_t(pid), 0) == 0 || errno == EPERM;
+}
+
+LocationRow locationOf(const ActionsEntry& e)
+{
+    LocationRow l;
+    l.id = e.locationId;
+    l.folderName = e.folderName;
+    l.partCount = e.partCount;
+    l.mergeStartedAtMs = e.mergeStartedAtMs;
+    l.mergedAtMs = e.mergedAtMs;
+    l.partsDeletedAtMs = e.partsDeletedAtMs;
+    l.lastDownloadedAtMs = e.lastDownloadedAtMs;
+    return l;
+}
+
 void applyListing(ActionsEntry& e, const FolderListing& l)
 {
     e.partsPresent = l.parts.size();
@@ -160,6 +217,17 @@ FolderListing listOrError(ActionsStorage& storage, const std::string& folder, st
     } catch (const Error& err) {
         error = err.what();
         return {};
+    }
+}
+
+void ObjectReader::skip(uint64_t n)
+{
+    char buf[64 * 1024];
+    while (n > 0) {
+        const size_t got = read(buf, size_t(std::min<uint64_t>(n, sizeof buf)));
+        if (got == 0)
+            return;
+        n -= got;
     }
 }
 
@@ -241,6 +309,21 @@ ActionsEntryPage ActionsCache::entriesPage(const EntryQuery& query, const std::o
     return page;
 }
 
+std::optional<ActionsEntry> ActionsCache::entry(const std::string& id)
+{
+    constexpr size_t kPage = 1000;
+    std::optional<EntryCursor> after;
+    for (;;) {
+        const auto rows = catalog_->entriesPage(EntryQuery{}, after, kPage);
+        for (const auto& row : rows)
+            if (row.id == id)
+                return withListings(*storage_, {row}, nullptr).front();
+        if (rows.size() < kPage)
+            return std::nullopt;
+        after = EntryCursor{rows.back().key, rows.back().version, rows.back().id, rows.back().updatedAtMs};
+    }
+}
+
 ActionsEntryPage ActionsCache::entriesPage(const std::optional<EntryCursor>& after, size_t limit, Job* job)
 {
     return entriesPage(EntryQuery{}, after, limit, job);
@@ -318,46 +401,6 @@ std::vector<ActionsPart> ActionsCache::parts(const ActionsEntry& e, size_t maxMi
     }
     std::sort(out.begin(), out.end(), [](const ActionsPart& a, const ActionsPart& b) { return a.index < b.index; });
     return out;
-}
-
-Activity ActionsCache::activity(int64_t windowMs)
-{
-    const int64_t now = nowMs();
-    Activity best;
-    int64_t newest = now - windowMs;
-    auto consider = [&](const std::optional<int64_t>& at, const std::string& what) {
-        if (at && *at > newest) {
-            newest = *at;
-            best.active = true;
-            best.reason = what + " " + ago(now - *at) + " ago";
-        }
-    };
-    for (const auto& u : catalog_->uploads()) {
-        const std::string name = "upload " + std::to_string(u.id) + " ('" + u.key + "')";
-        consider(u.createdAtMs, name + " was created");
-        consider(u.lastPartUploadedAtMs, name + " received a part");
-    }
-    for (const auto& row : catalog_->entries()) {
-        consider(row.updatedAtMs, "entry '" + row.key + "' was written");
-        if (row.location && !row.location->mergedAtMs)
-            consider(row.location->mergeStartedAtMs, "a merge of '" + row.key + "' started");
-        if (row.location)
-            consider(row.location->mergedAtMs, "'" + row.key + "' was merged");
-    }
-    return best;
-}
-
-void ActionsCache::requireWritable(const WriteOptions& options)
-{
-    if (catalog_->readOnly())
-        fail(catalog_->describe(), "opened read-only: writing needs --write (or the GUI's confirmation)");
-    if (options.force)
-        return;
-    const Activity a = activity();
-    if (a.active)
-        fail(catalog_->describe(), "the server looks active (" + a.reason
-                                       + "); writing now could race it, so nothing was changed. Stop the server or "
-                                         "wait a few minutes, or force the write (--force)");
 }
 
 } // namespace cs::actions

@@ -16,6 +16,7 @@
 // serve a listing on one thread while a job runs on another.
 #pragma once
 #include "core/actions-cache/ActionsBackend.h"
+#include "core/util/Error.h"
 
 #include <cstdint>
 #include <functional>
@@ -80,6 +81,12 @@ struct ActionsUpload {
     uint64_t partsPresent = 0;    // part objects in its folder
     uint64_t partBytes = 0;
     int64_t ageMs = 0;            // since the last part (or creation when none)
+    std::string note;             // reapUploads: what was left, and why ("" when row and folder went)
+};
+
+struct ActionsUploadSkip {
+    ActionsUpload upload;
+    std::string reason;
 };
 
 // One part of an entry for a parts pane: present ones with their size, and
@@ -116,12 +123,34 @@ struct Finding {
     uint64_t bytes = 0;           // orphans: bytes the folder holds
 };
 
-// The server looks active when an upload or a merge was touched, or an
-// entry written, within the window: writes then refuse unless forced.
+// Whether the server runs, from what the system shows first, row times
+// second (issue 21). The signals, in the order they are asked:
+//   ProcessHoldsDatabase  another process of this host has sqlite.db (or its
+//                         journal) open: the server keeps it open while it runs
+//   ProcessHoldsStorage   another process has something below the storage open
+//   DatabaseSessions      PostgreSQL: other sessions on the database
+//   ServerAnswers         --server URL: something answers there
+//   RecentRows            an upload created or given a part, a merge started
+//                         or finished, an entry written or downloaded within
+//                         the window (rows cannot tell who wrote them: a
+//                         cachescope merge counts too)
+// Writes refuse while any is seen, unless forced.
 constexpr int64_t kActivityWindowMs = 5 * 60 * 1000;
+enum class ActivitySignal { None, ProcessHoldsDatabase, ProcessHoldsStorage, DatabaseSessions, ServerAnswers, RecentRows };
+const char* activitySignalName(ActivitySignal s); // "process-holds-database", ..., "recent-rows"
 struct Activity {
     bool active = false;
-    std::string reason;           // "upload 1234 ('key') had a part 40 s ago"
+    ActivitySignal signal = ActivitySignal::None;
+    std::string reason;           // what was seen: "process 4242 (node) has /srv/.data/sqlite.db open"
+    std::string clears;           // what would clear it: "stop the server", "wait 4 min", ...
+};
+
+// A write refused because the server looks active: what was seen, for a
+// refusal a script can read (--json).
+class ServerActive : public Error {
+public:
+    ServerActive(const std::string& message, Activity a) : Error(message), activity(std::move(a)) {}
+    Activity activity;
 };
 
 struct ActionsMergeResult {
@@ -129,7 +158,15 @@ struct ActionsMergeResult {
     uint64_t bytes = 0;
     bool merged = false;          // a merged object was written
     bool error = false;           // refused: action says why (parts missing, a link, ...)
+    bool skipped = false;         // the row changed since the plan (the server, or another run, got there
+                                  // first), or its parts wait out the grace: not a failure
     std::string action;           // what was (or would be) done, or why not, one phrase
+};
+
+// An entry a write planned and left alone, and why (one phrase).
+struct ActionsSkip {
+    ActionsEntry entry;
+    std::string reason;
 };
 
 struct ActionsEvictPolicy {
@@ -139,8 +176,15 @@ struct ActionsEvictPolicy {
     std::vector<std::string> keys;        // only these keys (a trailing '*' matches a prefix)
 };
 
+struct ActionsImportFailure {
+    std::string id, key;
+    std::string reason;           // one sentence naming the object
+};
+
 struct ActionsImportResult {
-    uint64_t entries = 0;
+    uint64_t entries = 0;         // stored
+    uint64_t skipped = 0;         // imported before (the same save): left as they are
+    std::vector<ActionsImportFailure> failed;
     uint64_t bytes = 0;           // logical bytes imported
     uint64_t chunks = 0, newChunks = 0;
     uint64_t appendedBytes = 0;   // pack bytes written (after dedup and compression)
@@ -153,8 +197,18 @@ struct ActionsEntryPage {
     std::optional<EntryCursor> next;   // where the next page starts; nullopt after the last
 };
 
+// A download that read a location row while it was unmerged streams its
+// parts one after another for as long as it runs (the server v9.4.7 holds no
+// reader lease), so parts outlive the merge by this long: the merge leaves
+// the location "merged" with its parts (the server's hourly cleanup:parts, or
+// a later merge run past the grace, deletes them). Evict and the removal of
+// uploads skip what was downloaded or written within it.
+constexpr int64_t kPartsGraceMs = 10 * 60 * 1000;
+
 struct WriteOptions {
     bool force = false;           // write even while the server looks active
+    int64_t partsGraceMs = kPartsGraceMs;
+    std::string serverUrl;        // http(s)://HOST:PORT of the server, probed as one more activity signal
 };
 
 class ActionsCache {
@@ -184,6 +238,10 @@ public:
     uint64_t forEachEntryPage(const EntryQuery& query, size_t pageSize,
                               const std::function<void(std::vector<ActionsEntry>&)>& onPage, Job* job = nullptr);
     uint64_t entryCount(const std::string& keyContains = {});
+    // The entry with this id (the `id` ls --json prints) with its folder
+    // listed, or nullopt. Walks the catalog's rows a page at a time (memory:
+    // one page) and lists only that entry's folder.
+    std::optional<ActionsEntry> entry(const std::string& id);
     std::vector<ActionsUpload> uploads();
     // Throws cs::Error naming the path when the folder cannot be listed (a link, not a folder).
     std::vector<ActionsPart> parts(const ActionsEntry& e, size_t maxMissing = 1000);
@@ -192,23 +250,44 @@ public:
     // Memory: one page of rows and listings, plus one name per folder (to
     // find orphans) and the findings.
     std::vector<Finding> verify(Job& job);
-    Activity activity(int64_t windowMs = kActivityWindowMs);
+    // The first signal seen (ActivitySignal order); serverUrl, when given,
+    // is probed (a TCP connect and, for http, one GET), at most 2 s.
+    Activity activity(int64_t windowMs = kActivityWindowMs, const std::string& serverUrl = {});
 
     // Plans: what a write would do, changing nothing.
-    std::vector<ActionsMergeResult> planMerge(const std::vector<std::string>& entryIds, bool force = false);
+    // options.force plans a merge of a location another merge started less
+    // than 15 minutes ago; options.partsGraceMs decides which parts left
+    // after a merge may go now.
+    std::vector<ActionsMergeResult> planMerge(const std::vector<std::string>& entryIds,
+                                              const WriteOptions& options = {});
     std::vector<ActionsEntry> planEvict(const ActionsEvictPolicy& policy);
     std::vector<Finding> planRemoveOrphans(); // orphan folders and locations without entries
 
     // Writes (need writable; refuse while active unless options.force).
     // merge: the entries with these ids (all that need it when empty).
     std::vector<ActionsMergeResult> merge(const std::vector<std::string>& entryIds, Job& job, WriteOptions options = {});
-    std::vector<ActionsEntry> evict(const ActionsEvictPolicy& policy, Job& job, WriteOptions options = {});
+    // Returns the entries evicted; those planned but kept go to skipped
+    // (when given) with the reason: downloaded within options.partsGraceMs,
+    // or their row changed since the plan.
+    std::vector<ActionsEntry> evict(const ActionsEvictPolicy& policy, Job& job, WriteOptions options = {},
+                                    std::vector<ActionsSkip>* skipped = nullptr);
     std::vector<Finding> removeOrphans(Job& job, WriteOptions options = {});
-    // Copies entries (all when ids is empty) into a native store, with the
-    // same key and version, in `scope`, re-cut into parts of partSize, merged
-    // there unless noMerge. Reads only from this data.
+    // Unfinished uploads idle (no part, and not created) for longer than
+    // idleForMs: their rows, then their folders (ActionsUploads.cpp).
+    std::vector<ActionsUpload> planReapUploads(int64_t idleForMs);
+    std::vector<ActionsUpload> reapUploads(int64_t idleForMs, Job& job, WriteOptions options = {},
+                                           std::vector<ActionsUploadSkip>* skipped = nullptr);
+    // Copies entries (all when ids is empty) into a native store with the
+    // server's key, version, scope (`scope` instead when not empty), repo
+    // and updatedAt, re-cut into parts of partSize, merged there unless
+    // noMerge; an entry imported before is skipped, one that cannot be read
+    // is counted as failed with the reason. Reads only from this data.
     ActionsImportResult importInto(store::Store& target, const std::vector<std::string>& entryIds,
                                    const std::string& scope, uint64_t partSize, bool noMerge, Job& job);
+
+    // Throws naming both halves when the storage holds none of the first
+    // entries' folders (open() calls it).
+    void requireMatchingStorage();
 
 private:
     void requireWritable(const WriteOptions& options);

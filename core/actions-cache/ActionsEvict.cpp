@@ -11,6 +11,8 @@
 #include "core/util/Error.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <set>
 
 namespace cs::actions {
@@ -87,6 +89,11 @@ std::vector<ActionsEntry> ActionsCache::planEvict(const ActionsEvictPolicy& poli
                 candidates.push_back({usedAt(e), e.size});
         }
     });
+    // Pending uploads' parts take space too: they count against the budget
+    // (they are never victims here; reap-uploads removes them).
+    if (policy.maxBytes)
+        for (const auto& u : uploads())
+            total += u.partBytes;
     if (!policy.maxBytes || total <= *policy.maxBytes)
         return victims;
     // Least recently used first (never downloaded: by updatedAt), among the keys asked for.
@@ -121,21 +128,59 @@ std::vector<ActionsEntry> ActionsCache::planEvict(const ActionsEvictPolicy& poli
     return victims;
 }
 
-std::vector<ActionsEntry> ActionsCache::evict(const ActionsEvictPolicy& policy, Job& job, WriteOptions options)
+// Rows go first, each a compare-and-set on the row the plan read (its
+// lastDownloadedAt included: a download since the plan keeps the entry).
+// Folders go after a pause: a download that read its row just before our
+// delete opens its first object within milliseconds, and once open a local
+// file stays readable after it is unlinked. A folder some process still has
+// open (a download streaming parts) is left as an orphan folder, for orphan
+// removal later.
+std::vector<ActionsEntry> ActionsCache::evict(const ActionsEvictPolicy& policy, Job& job, WriteOptions options,
+                                              std::vector<ActionsSkip>* skipped)
 {
     requireWritable(options);
-    const auto victims = planEvict(policy);
-    for (size_t i = 0; i < victims.size(); ++i) {
+    const auto planned = planEvict(policy);
+    const int64_t now = nowMs();
+    const auto skip = [&](const ActionsEntry& e, std::string why) {
+        if (skipped)
+            skipped->push_back({e, std::move(why)});
+    };
+    std::vector<ActionsEntry> gone;
+    for (size_t i = 0; i < planned.size(); ++i) {
         job.checkCancel();
-        job.setStepProgress(uint64_t(i), uint64_t(victims.size()));
-        const ActionsEntry& e = victims[i];
-        catalog_->deleteLocation(e.locationId);
+        job.setStepProgress(uint64_t(i), uint64_t(planned.size()));
+        const ActionsEntry& e = planned[i];
+        if (e.hasLocation && e.lastDownloadedAtMs && now - *e.lastDownloadedAtMs < options.partsGraceMs) {
+            skip(e, "downloaded " + ago(now - *e.lastDownloadedAtMs)
+                        + " ago: a download may still stream it (--parts-grace)");
+            continue;
+        }
+        if (!catalog_->deleteLocation(e.locationId, e.hasLocation ? std::optional(locationOf(e)) : std::nullopt)) {
+            skip(e, "skipped, the server got there first: its row changed since the plan");
+            continue;
+        }
         CS_ACTIONS_KILL_POINT("evict-rows-deleted");
-        if (e.hasLocation && isPlainFolderName(e.folderName) && namedFolders(*catalog_).count(e.folderName) == 0)
-            storage_->deleteFolder(e.folderName);
+        gone.push_back(e);
+    }
+    if (!gone.empty() && options.partsGraceMs > 0)
+        for (int64_t waited = 0; waited < std::min(kDownloadOpenSettleMs, options.partsGraceMs); waited += 50) {
+            job.checkCancel();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    for (auto& e : gone) {
+        if (!e.hasLocation || !isPlainFolderName(e.folderName) || namedFolders(*catalog_).count(e.folderName) != 0)
+            continue;
+        if (options.partsGraceMs > 0) {
+            const auto users = storage_->otherUsers(e.folderName);
+            if (!users.empty()) {
+                e.storageError = "rows deleted; folder left for orphan removal: " + users.front();
+                continue;
+            }
+        }
+        storage_->deleteFolder(e.folderName);
         CS_ACTIONS_KILL_POINT("evict-folder-deleted");
     }
-    return victims;
+    return gone;
 }
 
 std::vector<Finding> ActionsCache::planRemoveOrphans()
@@ -177,19 +222,18 @@ std::vector<Finding> ActionsCache::removeOrphans(Job& job, WriteOptions options)
         const Finding& f = plan[i];
         if (f.kind == FindingKind::LocationWithoutEntry) {
             // Re-read: an entry may have claimed the location since the plan.
-            std::string folder;
-            bool stillOrphan = false;
-            for (const auto& l : catalog_->locations())
-                if (l.id == f.entryId) {
-                    folder = l.folderName;
-                    stillOrphan = true;
-                }
+            std::optional<LocationRow> seen;
+            for (auto& l : catalog_->locations())
+                if (l.id == f.entryId)
+                    seen = std::move(l);
+            bool stillOrphan = seen.has_value();
             for (const auto& e : catalog_->entries())
                 if (e.locationId == f.entryId)
                     stillOrphan = false;
-            if (!stillOrphan)
+            // The delete is a compare-and-set on that row: changed since, it stays.
+            if (!stillOrphan || !catalog_->deleteLocation(f.entryId, seen))
                 continue;
-            catalog_->deleteLocation(f.entryId);
+            const std::string folder = seen->folderName;
             CS_ACTIONS_KILL_POINT("orphan-location-deleted");
             if (isPlainFolderName(folder) && namedFolders(*catalog_).count(folder) == 0)
                 storage_->deleteFolder(folder);

@@ -12,6 +12,8 @@ std::string ago(int64_t ms);            // "40 s", "12 min", "3 h", "9 days"
 EntryState stateOf(const std::optional<int64_t>& mergeStartedAt, const std::optional<int64_t>& mergedAt,
                    const std::optional<int64_t>& partsDeletedAt);
 ActionsEntry entryFrom(const EntryRow& row);
+// The location row an entry was read with (for a compare-and-set write).
+LocationRow locationOf(const ActionsEntry& e);
 void applyListing(ActionsEntry& e, const FolderListing& l);
 // One listing of a folder; a failure (link, not a folder) goes to error.
 FolderListing listOrError(ActionsStorage& storage, const std::string& folder, std::string& error);
@@ -20,9 +22,18 @@ FolderListing listOrError(ActionsStorage& storage, const std::string& folder, st
 // or ".."): anything else is reported and never joined into a path.
 bool isPlainFolderName(const std::string& name);
 
+// "merged.tmp-<pid>" (a folder storage's temp merged file) of a process other
+// than us that still runs on this host: a merge under way, never a leftover.
+bool isLiveMergeTemp(const std::string& name);
+
 // The server resets a merge that has not finished after 15 minutes
 // (tasks/cleanup/merges.ts): before that it may still be running.
 constexpr int64_t kServerMergeResetMs = 15 * 60 * 1000;
+
+// Between a download's read of its row and its open of the first object
+// the server takes milliseconds; evict waits this long after deleting rows
+// before it deletes folders.
+constexpr int64_t kDownloadOpenSettleMs = 1000;
 
 } // namespace cs::actions
 

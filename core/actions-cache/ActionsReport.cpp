@@ -1,12 +1,20 @@
 #include "core/actions-cache/ActionsReport.h"
 
+#include "core/actions-cache/ActionsInternal.h"
+
 #include "core/util/Escape.h"
 #include "core/util/Units.h"
 
 #include <cstdio>
 #include <ctime>
+#include <set>
 
 namespace cs::actions {
+
+std::string counted(uint64_t n, const char* one, const char* many)
+{
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
 
 namespace {
 
@@ -114,6 +122,7 @@ Json mergeResultJson(const ActionsMergeResult& r)
     o["bytes"] = static_cast<unsigned long long>(r.bytes);
     o["merged"] = r.merged;
     o["error"] = r.error;
+    o["skipped"] = r.skipped;
     o["action"] = r.action;
     return o;
 }
@@ -172,8 +181,12 @@ void ListingWriter::finish(const std::vector<ActionsUpload>& uploads)
                  + std::to_string(u.row.startedPartUploadCount) + " started parts finished, "
                  + std::to_string(u.partsPresent) + " present, last activity "
                  + formatDuration(double(u.ageMs) / 1000) + " ago\n";
-        t += std::to_string(count_) + " entries, " + formatSize(bytes_) + ", " + std::to_string(uploads.size())
-             + " pending uploads\n";
+        uint64_t pending = 0;
+        for (const auto& u : uploads)
+            pending += u.partBytes;
+        t += counted(count_, "entry", "entries") + ", " + formatSize(bytes_) + "; "
+             + counted(uploads.size(), "pending upload", "pending uploads") + ", " + formatSize(pending) + "; "
+             + formatSize(bytes_ + pending) + " in all\n";
     }
     out_(t);
 }
@@ -216,10 +229,10 @@ std::string findingsText(const std::vector<Finding>& findings)
     for (const auto& f : findings) {
         t += printable(f.path) + ": " + printable(f.message);
         if (!f.key.empty())
-            t += " (entry '" + printable(f.key) + "')";
+            t += std::string(f.kind == FindingKind::UnfinishedUpload ? " (upload '" : " (entry '") + printable(f.key) + "')";
         t += " [" + std::string(findingKindName(f.kind)) + "]\n";
     }
-    t += findings.empty() ? "no findings\n" : std::to_string(findings.size()) + " findings\n";
+    t += findings.empty() ? "no findings\n" : counted(findings.size(), "finding", "findings") + "\n";
     return t;
 }
 
@@ -237,48 +250,121 @@ Json mergeJson(const std::vector<ActionsMergeResult>& results, bool written)
 std::string mergeText(const std::vector<ActionsMergeResult>& results, bool written)
 {
     std::string t;
-    size_t refused = 0, work = 0;
+    size_t refused = 0, work = 0, skipped = 0;
     for (const auto& r : results) {
         if (r.error) {
             ++refused;
             t += "cannot merge '" + printable(r.key) + "' (" + printable(r.id) + "): " + printable(r.action) + "\n";
+        } else if (r.skipped) {
+            ++skipped;
+            t += "'" + printable(r.key) + "' (" + printable(r.id) + "): " + printable(r.action) + "\n";
         } else {
             ++work;
             t += std::string(written ? "done: " : "would ") + printable(r.action) + " for '" + printable(r.key) + "' ("
                  + formatSize(r.bytes) + ")\n";
         }
     }
-    t += std::to_string(work) + (written ? " done" : " to do") + (refused ? ", " + std::to_string(refused) + " refused" : "");
+    t += std::to_string(work) + (written ? " done" : " to do") + (skipped ? ", " + std::to_string(skipped) + " skipped" : "")
+         + (refused ? ", " + std::to_string(refused) + " refused" : "");
     t += written ? "\n" : " (nothing changed: pass --write to do it)\n";
     return t;
 }
 
-Json evictJson(const std::vector<ActionsEntry>& victims, bool written)
+namespace {
+
+// Bytes the victims free: a location several rows share counts once.
+uint64_t freedBytes(const std::vector<ActionsEntry>& victims)
+{
+    std::set<std::string> seen;
+    uint64_t bytes = 0;
+    for (const auto& e : victims)
+        if (seen.insert(e.locationId).second)
+            bytes += e.size;
+    return bytes;
+}
+
+} // namespace
+
+Json evictJson(const std::vector<ActionsEntry>& victims, bool written, const std::vector<ActionsSkip>& skipped)
 {
     Json root = Json::object();
     root["write"] = written;
     Json es = Json::array();
-    uint64_t bytes = 0;
     for (const auto& e : victims) {
-        es.push_back(entryJson(e));
-        bytes += e.size;
+        Json o = entryJson(e);
+        if (!e.storageError.empty())
+            o["note"] = e.storageError;
+        es.push_back(std::move(o));
     }
     root["entries"] = std::move(es);
-    root["bytes"] = static_cast<unsigned long long>(bytes);
+    root["bytes"] = static_cast<unsigned long long>(freedBytes(victims));
+    Json ss = Json::array();
+    for (const auto& sk : skipped) {
+        Json o = entryJson(sk.entry);
+        o["reason"] = sk.reason;
+        ss.push_back(std::move(o));
+    }
+    root["skipped"] = std::move(ss);
     return root;
 }
 
-std::string evictText(const std::vector<ActionsEntry>& victims, bool written)
+std::string evictText(const std::vector<ActionsEntry>& victims, bool written, const std::vector<ActionsSkip>& skipped)
+{
+    std::string t;
+    for (const auto& e : victims) {
+        t += std::string(written ? "evicted " : "would evict ") + printable(e.key) + " (" + formatSize(e.size)
+             + ", last download " + when(e.lastDownloadedAtMs) + ")"
+             + (e.storageError.empty() ? "" : ": " + printable(e.storageError)) + "\n";
+    }
+    for (const auto& sk : skipped)
+        t += "kept " + printable(sk.entry.key) + " (" + printable(sk.entry.id) + "): " + printable(sk.reason) + "\n";
+    t += counted(victims.size(), "entry", "entries") + ", " + formatSize(freedBytes(victims))
+         + (written ? " freed" : " (nothing changed: pass --write to evict)")
+         + (skipped.empty() ? "" : "; " + std::to_string(skipped.size()) + " skipped") + "\n";
+    return t;
+}
+
+Json reapJson(const std::vector<ActionsUpload>& gone, bool written, const std::vector<ActionsUploadSkip>& skipped)
+{
+    Json root = Json::object();
+    root["write"] = written;
+    Json us = Json::array();
+    uint64_t bytes = 0;
+    for (const auto& u : gone) {
+        Json o = uploadJson(u);
+        if (!u.note.empty())
+            o["note"] = u.note;
+        us.push_back(std::move(o));
+        bytes += u.partBytes;
+    }
+    root["uploads"] = std::move(us);
+    root["bytes"] = static_cast<unsigned long long>(bytes);
+    Json ss = Json::array();
+    for (const auto& sk : skipped) {
+        Json o = uploadJson(sk.upload);
+        o["reason"] = sk.reason;
+        ss.push_back(std::move(o));
+    }
+    root["skipped"] = std::move(ss);
+    return root;
+}
+
+std::string reapText(const std::vector<ActionsUpload>& gone, bool written, const std::vector<ActionsUploadSkip>& skipped)
 {
     std::string t;
     uint64_t bytes = 0;
-    for (const auto& e : victims) {
-        bytes += e.size;
-        t += std::string(written ? "evicted " : "would evict ") + printable(e.key) + " (" + formatSize(e.size)
-             + ", last download " + when(e.lastDownloadedAtMs) + ")\n";
+    for (const auto& u : gone) {
+        bytes += u.partBytes;
+        t += std::string(written ? "removed upload " : "would remove upload ") + std::to_string(u.row.id) + " '"
+             + printable(u.row.key) + "' (" + counted(u.partsPresent, "part", "parts") + ", " + formatSize(u.partBytes)
+             + ", idle " + ago(u.ageMs) + ")" + (u.note.empty() ? "" : ": " + printable(u.note)) + "\n";
     }
-    t += std::to_string(victims.size()) + " entries, " + formatSize(bytes)
-         + (written ? " freed\n" : " (nothing changed: pass --write to evict)\n");
+    for (const auto& sk : skipped)
+        t += "kept upload " + std::to_string(sk.upload.row.id) + " '" + printable(sk.upload.row.key)
+             + "': " + printable(sk.reason) + "\n";
+    t += counted(gone.size(), "upload", "uploads") + ", " + formatSize(bytes)
+         + (written ? " freed" : " (nothing changed: pass --write to remove them)")
+         + (skipped.empty() ? "" : "; " + std::to_string(skipped.size()) + " skipped") + "\n";
     return t;
 }
 
@@ -287,6 +373,11 @@ Json importJson(const ActionsImportResult& r, const std::string& store)
     Json o = Json::object();
     o["store"] = store;
     o["entries"] = static_cast<unsigned long long>(r.entries);
+    o["skipped"] = static_cast<unsigned long long>(r.skipped);
+    Json failed = Json::array();
+    for (const auto& f : r.failed)
+        failed.push_back({{"id", f.id}, {"key", f.key}, {"reason", f.reason}});
+    o["failed"] = std::move(failed);
     o["bytes"] = static_cast<unsigned long long>(r.bytes);
     o["chunks"] = static_cast<unsigned long long>(r.chunks);
     o["new_chunks"] = static_cast<unsigned long long>(r.newChunks);
@@ -297,8 +388,12 @@ Json importJson(const ActionsImportResult& r, const std::string& store)
 
 std::string importText(const ActionsImportResult& r, const std::string& store)
 {
-    std::string t = "imported " + std::to_string(r.entries) + " entries (" + formatSize(r.bytes) + ") into "
-                    + printable(store) + "\n";
+    std::string t;
+    for (const auto& f : r.failed)
+        t += "failed: '" + printable(f.key) + "' (" + printable(f.id) + "): " + printable(f.reason) + "\n";
+    t += "imported " + counted(r.entries, "entry", "entries") + " (" + formatSize(r.bytes) + ") into " + printable(store)
+         + "; " + std::to_string(r.skipped) + " skipped (imported before), " + std::to_string(r.failed.size())
+         + " failed\n";
     if (r.chunks) {
         char ratio[32];
         std::snprintf(ratio, sizeof ratio, "%.2f", r.appendedBytes ? double(r.bytes) / double(r.appendedBytes) : 0.0);

@@ -50,9 +50,17 @@ std::string findingsText(const std::vector<Finding>& findings);
 Json mergeJson(const std::vector<ActionsMergeResult>& results, bool written);
 std::string mergeText(const std::vector<ActionsMergeResult>& results, bool written);
 
-// evict: {"write":bool,"entries":[...],"bytes":N}
-Json evictJson(const std::vector<ActionsEntry>& victims, bool written);
-std::string evictText(const std::vector<ActionsEntry>& victims, bool written);
+// evict: {"write":bool,"entries":[...],"bytes":N,"skipped":[...]}; bytes
+// counts a location several entries share once.
+Json evictJson(const std::vector<ActionsEntry>& victims, bool written, const std::vector<ActionsSkip>& skipped = {});
+std::string evictText(const std::vector<ActionsEntry>& victims, bool written,
+                      const std::vector<ActionsSkip>& skipped = {});
+// "1 entry", "2 entries".
+std::string counted(uint64_t n, const char* one, const char* many);
+
+// reap-uploads: {"write":bool,"uploads":[...],"bytes":N,"skipped":[...]}
+Json reapJson(const std::vector<ActionsUpload>& gone, bool written, const std::vector<ActionsUploadSkip>& skipped);
+std::string reapText(const std::vector<ActionsUpload>& gone, bool written, const std::vector<ActionsUploadSkip>& skipped);
 
 // import: {"entries","bytes","chunks","new_chunks","appended_bytes","dedup_ratio"}
 Json importJson(const ActionsImportResult& r, const std::string& store);

@@ -7,8 +7,10 @@
 // overwritten or deleted through. The root itself may be a link: the user
 // named it. Special files (FIFOs, devices) are never opened for reading.
 #include "core/actions-cache/ActionsBackend.h"
+#include "core/actions-cache/ActionsInternal.h"
 
 #include "core/util/Error.h"
+#include "core/util/OpenFiles.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -118,6 +120,11 @@ public:
             if (errno != EINTR)
                 failErrno(path_, "cannot read");
         }
+    }
+    void skip(uint64_t n) override
+    {
+        if (::lseek(fd_.get(), off_t(n), SEEK_CUR) < 0)
+            failErrno(path_, "cannot seek");
     }
 
 private:
@@ -282,10 +289,11 @@ public:
             }
         }
         // Leftover temp files of merges that crashed (only merges write these
-        // names; the server writes merged in place) go before a new one starts.
+        // names; the server writes merged in place) go before a new one
+        // starts; a live process's temp file is its merge under way, and stays.
         for (const auto& name : namesIn(dir.get(), objectName(folder, "")))
-            if (name.rfind("merged.tmp-", 0) == 0 && ::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0
-                && S_ISREG(st.st_mode))
+            if (name.rfind("merged.tmp-", 0) == 0 && !isLiveMergeTemp(name)
+                && ::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
                 ::unlinkat(dir.get(), name.c_str(), 0);
         const std::string temp = "merged.tmp-" + std::to_string(::getpid());
         Fd file(::openat(dir.get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -341,7 +349,16 @@ public:
             failErrno(root_, "cannot flush the storage folder to disk");
     }
 
+    std::vector<std::string> otherUsers(const std::string& folder) override
+    {
+        if (!folder.empty() && !isPlainName(folder))
+            return {};
+        return describeHolders(processesHolding({}, {folder.empty() ? root_ : root_ + "/" + folder}));
+    }
+
 private:
+    static bool isPlainName(const std::string& n) { return !n.empty() && n != "." && n != ".." && n.find('/') == std::string::npos; }
+
     Fd openRoot() const
     {
         Fd fd(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

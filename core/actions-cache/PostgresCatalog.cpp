@@ -229,25 +229,85 @@ public:
         return out;
     }
 
-    void setMergeStarted(const std::string& locationId, std::optional<int64_t> ms) override
+    std::vector<std::string> otherUsers() override
     {
-        update(R"(UPDATE storage_locations SET "mergeStartedAt" = $1 WHERE "id" = $2)", locationId, ms);
+        // Every server instance keeps a pool of sessions on its database; an
+        // idle one is still a running server. Our own session is excluded,
+        // and so are other cachescope reads (they name themselves in
+        // application_name and hold nothing between calls).
+        auto c = connect();
+        const PgResult r = c->exec(
+            R"(SELECT pid, coalesce(host(client_addr), 'the local socket'), coalesce(application_name, ''), )"
+            R"(coalesce(state, '') FROM pg_stat_activity WHERE datname = current_database() )"
+            R"(AND pid <> pg_backend_pid() AND backend_type = 'client backend' )"
+            R"(AND coalesce(application_name, '') NOT LIKE 'cachescope%' ORDER BY pid)");
+        std::vector<std::string> out;
+        for (int i = 0; i < r.rows(); ++i) {
+            std::string app = r.text(i, 2);
+            out.push_back("session " + r.text(i, 0) + " from " + r.text(i, 1) + (app.empty() ? "" : " ('" + app + "')")
+                          + (r.text(i, 3).empty() ? "" : ", " + r.text(i, 3)));
+        }
+        return out;
     }
-    void setMerged(const std::string& locationId, int64_t ms) override
+
+    std::string changeStamp() override
     {
-        update(R"(UPDATE storage_locations SET "mergedAt" = $1 WHERE "id" = $2)", locationId, ms);
+        // Counts and newest times answer at once; the tables' change
+        // counters (inserts, updates, deletes since the statistics began)
+        // catch what leaves both alone, within the second PostgreSQL takes
+        // to publish them.
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        const PgResult r = c->exec(
+            R"(SELECT (SELECT count(*) FROM cache_entries)::text, (SELECT count(*) FROM storage_locations)::text, )"
+            R"((SELECT count(*) FROM uploads)::text, coalesce((SELECT max("updatedAt") FROM cache_entries)::text, '-'), )"
+            R"(coalesce((SELECT max(greatest("mergeStartedAt", "mergedAt", "partsDeletedAt")) FROM storage_locations)::text, '-'), )"
+            R"(coalesce((SELECT sum("finishedPartUploadCount") FROM uploads)::text, '-'), )"
+            R"(coalesce((SELECT sum(n_tup_ins + n_tup_upd + n_tup_del) FROM pg_stat_user_tables )"
+            R"(WHERE relname IN ('cache_entries', 'storage_locations', 'uploads'))::text, '-'))");
+        std::string stamp;
+        for (int col = 0; col < 7; ++col)
+            stamp += r.text(0, col) + "|";
+        return stamp;
     }
-    void setPartsDeleted(const std::string& locationId, int64_t ms) override
+
+    bool setMergeStarted(const LocationRow& seen, std::optional<int64_t> ms) override
     {
-        update(R"(UPDATE storage_locations SET "partsDeletedAt" = $1 WHERE "id" = $2)", locationId, ms);
+        return update("mergeStartedAt", seen, ms);
     }
-    void deleteLocation(const std::string& locationId) override
+    bool setMerged(const LocationRow& seen, int64_t ms) override { return update("mergedAt", seen, ms); }
+    bool setPartsDeleted(const LocationRow& seen, int64_t ms) override { return update("partsDeletedAt", seen, ms); }
+
+    bool deleteLocation(const std::string& locationId, const std::optional<LocationRow>& seen) override
     {
         auto c = connectForWrite();
         PgTransaction tx(*c, PgTransaction::ReadWrite);
+        // The location first, tested in its own DELETE (the row lock it takes
+        // holds off the server's UPDATEs until we commit); then its entries.
+        if (seen) {
+            const PgResult r = c->exec(std::string(R"(DELETE FROM storage_locations WHERE "id" = $1)") + kSeen,
+                                       seenParams(locationId, *seen, true));
+            if (r.affected() != 1)
+                return false;
+        } else if (c->exec(R"(SELECT 1 FROM storage_locations WHERE "id" = $1 FOR UPDATE)", {locationId}).rows() != 0) {
+            return false;
+        }
         c->exec(R"(DELETE FROM cache_entries WHERE "locationId" = $1)", {locationId});
-        c->exec(R"(DELETE FROM storage_locations WHERE "id" = $1)", {locationId});
         tx.commit();
+        return true;
+    }
+
+    bool deleteUpload(const UploadRow& seen) override
+    {
+        auto c = connectForWrite();
+        PgTransaction tx(*c, PgTransaction::ReadWrite);
+        const PgResult r = c->exec(
+            R"(DELETE FROM uploads WHERE "id" = $1 AND "lastPartUploadedAt" IS NOT DISTINCT FROM $2::bigint )"
+            R"(AND "startedPartUploadCount" = $3 AND "finishedPartUploadCount" = $4)",
+            {std::to_string(seen.id), optText(seen.lastPartUploadedAtMs), std::to_string(seen.startedPartUploadCount),
+             std::to_string(seen.finishedPartUploadCount)});
+        tx.commit();
+        return r.affected() == 1;
     }
 
 private:
@@ -258,12 +318,35 @@ private:
             fail(describe_, "opened read-only: writing needs --write (or the GUI's confirmation)");
         return connect();
     }
-    void update(const char* sql, const std::string& locationId, std::optional<int64_t> ms)
+    // The merge columns as the plan saw them, from $2 on (IS NOT DISTINCT
+    // FROM compares NULL as a value), and lastDownloadedAt for a delete.
+    static constexpr const char* kSeen =
+        R"( AND "mergeStartedAt" IS NOT DISTINCT FROM $2::bigint AND "mergedAt" IS NOT DISTINCT FROM $3::bigint )"
+        R"(AND "partsDeletedAt" IS NOT DISTINCT FROM $4::bigint AND "lastDownloadedAt" IS NOT DISTINCT FROM $5::bigint)";
+
+    static std::optional<std::string> optText(const std::optional<int64_t>& v)
+    {
+        return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
+    }
+    static remote::PgParams seenParams(const std::string& id, const LocationRow& seen, bool withDownload)
+    {
+        remote::PgParams p{id, optText(seen.mergeStartedAtMs), optText(seen.mergedAtMs), optText(seen.partsDeletedAtMs)};
+        if (withDownload)
+            p.push_back(optText(seen.lastDownloadedAtMs));
+        return p;
+    }
+
+    bool update(const char* column, const LocationRow& seen, std::optional<int64_t> ms)
     {
         auto c = connectForWrite();
         PgTransaction tx(*c, PgTransaction::ReadWrite);
-        c->exec(sql, {ms ? std::optional<std::string>(std::to_string(*ms)) : std::nullopt, locationId});
+        std::string sql = std::string(R"(UPDATE storage_locations SET ")") + column + R"(" = $5::bigint WHERE "id" = $1)";
+        sql += std::string(kSeen).substr(0, std::string(kSeen).find(R"( AND "lastDownloadedAt")"));
+        remote::PgParams params = seenParams(seen.id, seen, false);
+        params.push_back(optText(ms));
+        const PgResult r = c->exec(sql, params);
         tx.commit();
+        return r.affected() == 1;
     }
 
     std::string conninfo_;

@@ -60,6 +60,18 @@ public:
         pos_ += k;
         return k;
     }
+    void skip(uint64_t n) override
+    {
+        const size_t inBuffer = std::min<uint64_t>(n, buffer_.size() - pos_);
+        pos_ += inBuffer;
+        n -= inBuffer;
+        if (n > 0) {
+            // The next read starts its ranged GET past the skipped bytes.
+            buffer_.clear();
+            pos_ = 0;
+            offset_ = std::min(size_, offset_ + n);
+        }
+    }
 
 private:
     remote::S3Client& s3_;

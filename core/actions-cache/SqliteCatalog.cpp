@@ -5,17 +5,41 @@
 // could trip over (or that would keep a replaced file alive).
 #include "core/actions-cache/ActionsBackend.h"
 
-#include "core/store/Catalog.h"
 #include "core/util/Error.h"
+#include "core/util/OpenFiles.h"
+#include "core/util/Sqlite.h"
+
+#include <sys/stat.h>
 
 namespace cs::actions {
 
 namespace {
 
-using store::Catalog;
-using store::OpenMode;
-using store::Statement;
-using store::Transaction;
+using sqlite::Database;
+using sqlite::OpenMode;
+using sqlite::Statement;
+using sqlite::Transaction;
+
+// The database and the files SQLite keeps beside it.
+std::vector<std::string> journalFamily(const std::string& db)
+{
+    return {db, db + "-journal", db + "-wal", db + "-shm"};
+}
+
+// Size and modification time (ns) of each file, "-" for a missing one.
+std::string fileStamps(const std::vector<std::string>& files)
+{
+    std::string out;
+    for (const auto& f : files) {
+        struct stat st;
+        if (::stat(f.c_str(), &st) != 0)
+            out += "-;";
+        else
+            out += std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "."
+                   + std::to_string(st.st_mtim.tv_nsec) + ";";
+    }
+    return out;
+}
 
 std::optional<int64_t> optI64(const Statement& s, int col)
 {
@@ -50,18 +74,10 @@ public:
             if (!exists.step())
                 fail(path_, std::string("has no table '") + shape.table
                                 + "': not a github-actions-cache-server database");
-            if (sqlite3_stmt* st = nullptr;
-                sqlite3_prepare_v2(db->handle(),
-                                   (std::string("SELECT ") + shape.columns + " FROM " + shape.table + " LIMIT 0").c_str(),
-                                   -1, &st, nullptr)
-                != SQLITE_OK) {
-                const std::string why = sqlite3_errmsg(db->handle());
-                sqlite3_finalize(st);
+            if (const auto why = db->whyNotPreparable(std::string("SELECT ") + shape.columns + " FROM " + shape.table
+                                                      + " LIMIT 0"))
                 fail(path_, std::string("table '") + shape.table + "' is not the github-actions-cache-server v9 shape ("
-                                + why + "; cachescope reads schema v9.4.7)");
-            } else {
-                sqlite3_finalize(st);
-            }
+                                + *why + "; cachescope reads schema v9.4.7)");
         }
     }
 
@@ -167,39 +183,87 @@ public:
         return out;
     }
 
-    void setMergeStarted(const std::string& locationId, std::optional<int64_t> ms) override
+    std::vector<std::string> otherUsers() override
     {
-        update("UPDATE storage_locations SET mergeStartedAt = ? WHERE id = ?", locationId, ms);
-    }
-    void setMerged(const std::string& locationId, int64_t ms) override
-    {
-        update("UPDATE storage_locations SET mergedAt = ? WHERE id = ?", locationId, ms);
-    }
-    void setPartsDeleted(const std::string& locationId, int64_t ms) override
-    {
-        update("UPDATE storage_locations SET partsDeletedAt = ? WHERE id = ?", locationId, ms);
+        // The server's better-sqlite3 keeps the database open for as long as
+        // it runs; a journal open means a write is under way.
+        return describeHolders(processesHolding(journalFamily(path_)));
     }
 
-    void deleteLocation(const std::string& locationId) override
+    std::string changeStamp() override
+    {
+        // The files first (every commit of another process changes the
+        // database's, or in WAL mode the -wal's, size or mtime), then counts
+        // and newest times from one read, for a write within one mtime tick
+        // of a coarse clock. Not PRAGMA data_version: it only tells a
+        // connection held across polls, and we hold none between calls.
+        std::string stamp = fileStamps(journalFamily(path_));
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        auto s = db->prepare("SELECT (SELECT count(*) FROM cache_entries), (SELECT count(*) FROM storage_locations), "
+                             "(SELECT count(*) FROM uploads), (SELECT max(updatedAt) FROM cache_entries), "
+                             "(SELECT max(max(coalesce(mergeStartedAt, 0), coalesce(mergedAt, 0), "
+                             "coalesce(partsDeletedAt, 0))) FROM storage_locations), "
+                             "(SELECT total(finishedPartUploadCount) FROM uploads)");
+        if (s.step())
+            for (int c = 0; c < 6; ++c)
+                stamp += "|" + (s.isNull(c) ? std::string("-") : s.text(c));
+        return stamp;
+    }
+
+    bool setMergeStarted(const LocationRow& seen, std::optional<int64_t> ms) override
+    {
+        return update("mergeStartedAt", seen, ms);
+    }
+    bool setMerged(const LocationRow& seen, int64_t ms) override { return update("mergedAt", seen, ms); }
+    bool setPartsDeleted(const LocationRow& seen, int64_t ms) override { return update("partsDeletedAt", seen, ms); }
+
+    bool deleteLocation(const std::string& locationId, const std::optional<LocationRow>& seen) override
     {
         auto db = open(true);
         Transaction tx(*db, Transaction::Immediate);
+        // The test and the delete in one IMMEDIATE transaction: no writer
+        // (the server included) can change the row in between.
+        auto row = db->prepare(std::string("SELECT 1 FROM storage_locations WHERE id = ?") + (seen ? kSeen : ""));
+        row.bindText(1, locationId);
+        if (seen)
+            bindSeen(row, 2, *seen);
+        if (row.step() != seen.has_value())
+            return false;
         // The server's foreign key cascades; we delete the entries explicitly
         // so a database without the constraint ends the same.
         db->prepare("DELETE FROM cache_entries WHERE locationId = ?").bindText(1, locationId).run();
         db->prepare("DELETE FROM storage_locations WHERE id = ?").bindText(1, locationId).run();
         tx.commit();
+        return true;
+    }
+
+    bool deleteUpload(const UploadRow& seen) override
+    {
+        auto db = open(true);
+        Transaction tx(*db, Transaction::Immediate);
+        auto s = db->prepare("DELETE FROM uploads WHERE id = ? AND lastPartUploadedAt IS ? AND "
+                             "startedPartUploadCount = ? AND finishedPartUploadCount = ?");
+        s.bind(1, seen.id);
+        if (seen.lastPartUploadedAtMs)
+            s.bind(2, *seen.lastPartUploadedAtMs);
+        else
+            s.bindNull(2);
+        s.bind(3, seen.startedPartUploadCount).bind(4, seen.finishedPartUploadCount).run();
+        const bool changed = db->changes() == 1;
+        tx.commit();
+        return changed;
     }
 
 private:
-    std::unique_ptr<Catalog> open(bool forWrite) const
+    std::unique_ptr<Database> open(bool forWrite) const
     {
         if (forWrite && !writable_)
             fail(path_, "opened read-only: writing needs --write (or the GUI's confirmation)");
         // Opened for writing, reads go through a writer connection too: it
         // rolls back a hot journal a killed write left (a read-only one
         // cannot, and would fail every command until the server ran again).
-        return std::make_unique<Catalog>(path_, forWrite || writable_ ? OpenMode::ForeignWrite : OpenMode::ReadOnly);
+        return std::make_unique<Database>(path_, forWrite || writable_ ? OpenMode::ForeignWrite : OpenMode::ReadOnly);
     }
 
     static constexpr const char* kEntrySelect =
@@ -258,17 +322,41 @@ private:
         return l;
     }
 
-    void update(const char* sql, const std::string& locationId, std::optional<int64_t> ms)
+    // The merge columns as the plan saw them (IS compares NULL as a value),
+    // and lastDownloadedAt for a delete.
+    static constexpr const char* kSeen =
+        " AND mergeStartedAt IS ? AND mergedAt IS ? AND partsDeletedAt IS ? AND lastDownloadedAt IS ?";
+
+    static void bindOpt(Statement& s, int i, const std::optional<int64_t>& v)
+    {
+        if (v)
+            s.bind(i, *v);
+        else
+            s.bindNull(i);
+    }
+    static void bindSeen(Statement& s, int i, const LocationRow& seen)
+    {
+        bindOpt(s, i, seen.mergeStartedAtMs);
+        bindOpt(s, i + 1, seen.mergedAtMs);
+        bindOpt(s, i + 2, seen.partsDeletedAtMs);
+        bindOpt(s, i + 3, seen.lastDownloadedAtMs);
+    }
+
+    bool update(const char* column, const LocationRow& seen, std::optional<int64_t> ms)
     {
         auto db = open(true);
         Transaction tx(*db, Transaction::Immediate);
-        auto s = db->prepare(sql);
-        if (ms)
-            s.bind(1, *ms);
-        else
-            s.bindNull(1);
-        s.bindText(2, locationId).run();
+        auto s = db->prepare(std::string("UPDATE storage_locations SET ") + column
+                             + " = ? WHERE id = ? AND mergeStartedAt IS ? AND mergedAt IS ? AND partsDeletedAt IS ?");
+        bindOpt(s, 1, ms);
+        s.bindText(2, seen.id);
+        bindOpt(s, 3, seen.mergeStartedAtMs);
+        bindOpt(s, 4, seen.mergedAtMs);
+        bindOpt(s, 5, seen.partsDeletedAtMs);
+        s.run();
+        const bool changed = db->changes() == 1;
         tx.commit();
+        return changed;
     }
 
     std::string path_;

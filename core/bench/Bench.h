@@ -5,12 +5,24 @@
 //  - Scenario: name, parameter specs with defaults, run(params, sink, job).
 //  - SampleSink: collects samples from any thread. While a scenario runs, a
 //    sampler thread adds every 100 ms the standard series "RSS MB" (from
-//    /proc/self/statm), "CPU %" (getrusage deltas; 100 = one core), "done MB"
+//    /proc/self/statm), "CPU cores" (getrusage deltas; 1 = one core), "done MB"
 //    and "throughput MB/s" (from the bytes the scenario reports through
 //    addBytes()). Scenarios add their own series with add().
 //    A series name ends with its unit after the last space ("RSS MB").
+//  - Phases: a scenario names the stretches of its run (SampleSink::beginPhase):
+//    label, role (ours, the reference tool's, or setup), start and end. They
+//    follow each other from t = 0 to the end of sampling with no gap and no
+//    overlap, so every sample belongs to exactly one (phaseAt()); the
+//    sampler's counters ("done MB") restart at each phase's start. Each
+//    phase has its CPU figures: user and sys seconds of the process doing
+//    the work (this one, or the reference tool's child), and what else the
+//    machine did meanwhile (/proc/stat: cores busy in other processes, cores
+//    idle waiting for I/O), so a phase short of cores says why.
 //  - ResultTable: rows of name/value/unit (or text), plus optional sub-tables
-//    (per-step figures: rows x columns of numbers).
+//    (per-step figures: rows x columns of numbers), the run's phases, and
+//    its comparisons: each figure of ours beside the same figure of the
+//    reference tool measured in the same run, with the ratio ours/reference
+//    and which direction is better.
 //  - BenchHistory: SQLite tables (created by the store's migration 1 in a
 //    store's catalog.db, or by BenchHistory itself in the user's history
 //    database $XDG_DATA_HOME/cachescope/bench-history.db):
@@ -38,7 +50,7 @@
 #include <thread>
 #include <vector>
 
-struct sqlite3;
+namespace cs::sqlite { class Database; }
 
 namespace cs {
 class Job;
@@ -95,12 +107,43 @@ struct Sample {
 // The unit of a series: the text after its last space ("MB/s" of "throughput MB/s").
 std::string seriesUnit(const std::string& series);
 
+// ---------- phases ----------
+
+enum class PhaseRole { Setup, Ours, Reference };
+const char* phaseRoleName(PhaseRole role);          // "setup", "ours", "reference"
+PhaseRole phaseRoleFromName(const std::string& name); // unknown names are Setup
+
+struct Phase {
+    std::string label;          // "write 2 workers", "zstd -3 -T2"
+    PhaseRole role = PhaseRole::Setup;
+    std::string tool;           // "cachescope", or the reference program ("zstd")
+    double start = 0;           // seconds since the run started
+    double end = 0;             // == start while the phase is still running
+    double userSeconds = 0;     // CPU of the process doing the work
+    double sysSeconds = 0;
+    double otherCores = 0;      // mean cores busy in other processes of the machine
+    double ioWaitCores = 0;     // mean cores idle waiting for I/O (machine-wide)
+    double wall() const { return end - start; }
+    // CPU time over wall time: 2.0 = two cores busy for the whole phase.
+    double cores() const { return wall() > 0 ? (userSeconds + sysSeconds) / wall() : 0; }
+    Json toJsonValue() const;
+    static Phase fromJson(const Json& json);
+};
+
+// Index of the phase holding t (start <= t < end; the last phase also holds
+// its end), the first before its start, the last after its end; -1 when empty.
+int phaseAt(const std::vector<Phase>& phases, double t);
+
 class SampleSink {
 public:
     // Called for every sample on the thread that added it (keep it cheap).
     using Consumer = std::function<void(const Sample&)>;
+    // Called when a phase begins (end == start) and when it ends, on the
+    // thread that began it, before any sample of the new phase is given to
+    // the sample consumer.
+    using PhaseConsumer = std::function<void(const Phase&)>;
 
-    explicit SampleSink(Consumer consumer = {});
+    explicit SampleSink(Consumer consumer = {}, PhaseConsumer phaseConsumer = {});
     ~SampleSink();
     SampleSink(const SampleSink&) = delete;
     SampleSink& operator=(const SampleSink&) = delete;
@@ -110,10 +153,21 @@ public:
     void add(double t, const std::string& series, double value);
 
     // Bytes the scenario has processed; the sampler turns them into
-    // "done MB" and "throughput MB/s". resetBytes() starts a new phase.
+    // "done MB" and "throughput MB/s". beginPhase() sets them to 0.
     void addBytes(uint64_t n) { bytes_.fetch_add(n, std::memory_order_relaxed); }
-    void resetBytes() { bytes_.store(0, std::memory_order_relaxed); }
     uint64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+
+    // Ends the running phase (if any) and starts the next one now; the first
+    // phase starts at t = 0, so set-up before it counts in it. Resets the
+    // byte counter and the peak RSS. tool defaults to "cachescope" for Ours.
+    void beginPhase(const std::string& label, PhaseRole role, const std::string& tool = {});
+    // The reference tool's own CPU (from wait4) replaces this process's for
+    // the running phase, whose work was done by the child.
+    void setPhaseCpu(double userSeconds, double sysSeconds);
+    // Ends the running phase now; the next beginPhase() starts where it
+    // ended. stopSampling() ends the last phase at the last sample.
+    void endPhase();
+    std::vector<Phase> phases() const;
 
     // The sampler thread (100 ms period); stopSampling() takes a last sample.
     void startSampling(double periodSeconds = 0.1);
@@ -127,7 +181,10 @@ public:
 
 private:
     void sampleOnce();
+    void closePhaseLocked(double t);
+    void endLastPhase();
     Consumer consumer_;
+    PhaseConsumer phaseConsumer_;
     std::chrono::steady_clock::time_point start_;
     mutable std::mutex mutex_;
     std::vector<Sample> samples_;
@@ -141,6 +198,16 @@ private:
     double lastT_ = 0;
     double lastCpu_ = 0;
     uint64_t lastBytes_ = 0;
+    // phases: guarded by phaseMutex_, which sampleOnce() also holds, so a
+    // sample's time and byte count belong to one phase
+    mutable std::mutex phaseMutex_;
+    std::vector<Phase> phases_;
+    bool phaseOpen_ = false;
+    bool phaseCpuGiven_ = false;
+    double phaseCpuUser0_ = 0, phaseCpuSys0_ = 0;
+    struct MachineTicks { uint64_t busy = 0, ioWait = 0, total = 0; };
+    MachineTicks phaseTicks0_;
+    static MachineTicks machineTicks();
 };
 
 // ---------- process figures ----------
@@ -148,6 +215,7 @@ private:
 uint64_t currentRssBytes();                 // /proc/self/statm resident pages
 uint64_t rssBytesOf(int pid);               // /proc/<pid>/statm; 0 when gone
 double processCpuSeconds();                 // user + system, getrusage(RUSAGE_SELF)
+void processCpuSeconds(double& user, double& sys);
 uint64_t peakRssBytes();                    // getrusage ru_maxrss
 
 // ---------- results ----------
@@ -166,16 +234,47 @@ struct ResultSubTable {
     std::vector<std::vector<double>> values;    // rows x columns
 };
 
+// Ours beside the reference tool for one figure of the same run. ratio is
+// ours / reference (0 when the reference is 0); better says which way is
+// good: "higher" for speeds and compression ratios, "lower" for times and
+// memory (betterDirection()). JSON: exactly {"name", "ours", "reference",
+// "reference_tool", "unit", "ratio", "better"}.
+struct Comparison {
+    std::string name;           // "write 2 workers MB/s": the row holding ours
+    double ours = 0;
+    double reference = 0;
+    std::string referenceTool;  // "zstd -3 -T2"
+    std::string unit;
+    double ratio = 0;
+    std::string better;         // "higher" | "lower"
+    std::string referenceRow;   // the row holding the reference figure (not in JSON)
+    std::string phase;          // our phase it measures (not in JSON)
+    Json toJsonValue() const;
+    static Comparison fromJson(const Json& json);
+};
+// "higher" for MB/s, x (ratios) and counts per second; "lower" otherwise (s, ms, MB, ...).
+std::string betterDirection(const std::string& unit);
+
 struct ResultTable {
     std::vector<ResultRow> rows;
     std::vector<ResultSubTable> tables;
+    std::vector<Phase> phases;                  // filled by runScenario from the sink
+    std::vector<Comparison> comparisons;
 
     void add(std::string name, double value, std::string unit = {});
     void addText(std::string name, std::string text);
+    // A comparison of two rows already added (ours, then the reference's):
+    // figures and unit are read from them, so they always agree. Throws
+    // cs::Error when a row is missing. A figure of 0 was not measured (a
+    // child that ended before its memory could be read): no comparison,
+    // a text row "not compared: <row>" says why.
+    void compare(const std::string& oursRow, const std::string& referenceRow, const std::string& referenceTool,
+                 const std::string& phase = {});
     const ResultRow* find(const std::string& name) const;
     double value(const std::string& name, double fallback = -1) const;
 
-    Json toJsonValue() const;                   // {"rows":[...],"tables":[...]}
+    // {"rows":[...],"tables":[...],"phases":[...],"comparisons":[...]}
+    Json toJsonValue() const;
     std::string toJson() const;                 // compact
     static ResultTable fromJson(const Json& json);
     // Aligned text table for a terminal.
@@ -234,8 +333,10 @@ struct BenchRun {
 
 // The whole run as one JSON object: id, scenario, params, started, finished,
 // version, machine, status, error, result (ResultTable::toJson), and with
-// withSamples "samples": [{"t","series","value"}...].
+// withSamples "samples": [{"t","series","value"}...]. runFromJson reads it
+// back (cachescope --render-run draws `bench --plot` from it).
 Json runToJson(const BenchRun& run, bool withSamples);
+BenchRun runFromJson(const Json& json);
 
 class BenchHistory {
 public:
@@ -264,9 +365,8 @@ public:
     bool remove(int64_t id);
 
 private:
-    BenchHistory() = default;
-    void exec(const char* sql) const;
-    sqlite3* db_ = nullptr;
+    BenchHistory();
+    std::unique_ptr<sqlite::Database> db_;
     std::string path_;
 };
 
@@ -275,6 +375,7 @@ private:
 struct RunOptions {
     std::map<std::string, std::string> params;   // as typed; unknown names are an error
     SampleSink::Consumer onSample;               // live samples (worker threads)
+    SampleSink::PhaseConsumer onPhase;           // live phases (worker threads)
 };
 
 // Runs a scenario under job with a sampler thread and returns the finished

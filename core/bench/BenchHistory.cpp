@@ -1,8 +1,8 @@
 #include "core/bench/Bench.h"
 
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
-
-#include <sqlite3.h>
+#include "core/util/Sqlite.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -17,39 +17,10 @@ constexpr const char* kCreateTables =
     "CREATE TABLE IF NOT EXISTS bench_samples(run_id INTEGER, t REAL, series TEXT, value REAL);"
     "CREATE INDEX IF NOT EXISTS bench_samples_run ON bench_samples(run_id);";
 
-class Statement {
-public:
-    Statement(sqlite3* db, const std::string& path, const char* sql) : path_(path)
-    {
-        if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-            fail(path, std::string("cannot prepare a query: ") + sqlite3_errmsg(db));
-    }
-    ~Statement() { sqlite3_finalize(stmt_); }
-    void bind(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.data(), int(s.size()), SQLITE_TRANSIENT); }
-    void bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
-    void bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-    bool step()
-    {
-        const int rc = sqlite3_step(stmt_);
-        if (rc == SQLITE_ROW)
-            return true;
-        if (rc == SQLITE_DONE)
-            return false;
-        fail(path_, std::string("database error: ") + sqlite3_errmsg(sqlite3_db_handle(stmt_)));
-    }
-    void reset() { sqlite3_reset(stmt_); sqlite3_clear_bindings(stmt_); }
-    std::string text(int i) const
-    {
-        const auto* p = sqlite3_column_text(stmt_, i);
-        return p ? std::string(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, i))) : std::string();
-    }
-    double real(int i) const { return sqlite3_column_double(stmt_, i); }
-    int64_t integer(int i) const { return sqlite3_column_int64(stmt_, i); }
-
-private:
-    sqlite3_stmt* stmt_ = nullptr;
-    std::string path_;
-};
+using sqlite::Database;
+using sqlite::OpenMode;
+using sqlite::Statement;
+using sqlite::Transaction;
 
 Json parseOrNull(const std::string& text)
 {
@@ -85,19 +56,6 @@ std::string BenchHistory::defaultPath()
     return base + "/cachescope/bench-history.db";
 }
 
-static sqlite3* openDb(const std::string& path, bool create)
-{
-    sqlite3* db = nullptr;
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
-    if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-        const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-        sqlite3_close(db);
-        fail(path, "cannot open the database: " + msg);
-    }
-    sqlite3_busy_timeout(db, 10000);
-    return db;
-}
-
 BenchHistory BenchHistory::openFile(const std::string& path)
 {
     std::error_code ec;
@@ -106,9 +64,8 @@ BenchHistory BenchHistory::openFile(const std::string& path)
         std::filesystem::create_directories(parent, ec);
     BenchHistory h;
     h.path_ = path;
-    h.db_ = openDb(path, true);
-    h.exec("PRAGMA journal_mode=WAL");
-    h.exec(kCreateTables);
+    h.db_ = std::make_unique<Database>(path, OpenMode::Create, sqlite::busy::kBenchHistoryMs);
+    h.db_->exec(kCreateTables);
     return h;
 }
 
@@ -116,85 +73,59 @@ BenchHistory BenchHistory::openDefault() { return openFile(defaultPath()); }
 
 BenchHistory BenchHistory::openStore(const std::string& storeDir)
 {
-    const std::string path = storeDir + "/catalog.db";
-    if (!std::filesystem::exists(path))
-        fail(storeDir, "not a cachescope store (no catalog.db)");
+    const std::string path = store::StoreLayout::open(storeDir).storeCatalogPath();
     BenchHistory h;
     h.path_ = path;
-    h.db_ = openDb(path, false);
-    Statement q(h.db_, path, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('bench_runs','bench_samples')");
+    h.db_ = std::make_unique<Database>(path, OpenMode::ReadWrite, sqlite::busy::kBenchHistoryMs);
+    Statement q = h.db_->prepare(
+        "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('bench_runs','bench_samples')");
     q.step();
-    if (q.integer(0) != 2)
+    if (q.i64(0) != 2)
         fail(path, "the store's catalog has no benchmark tables (open it once with this version to migrate it)");
     return h;
 }
 
-BenchHistory::BenchHistory(BenchHistory&& o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
-
-BenchHistory& BenchHistory::operator=(BenchHistory&& o) noexcept
-{
-    if (this != &o) {
-        sqlite3_close(db_);
-        db_ = o.db_;
-        path_ = std::move(o.path_);
-        o.db_ = nullptr;
-    }
-    return *this;
-}
-
-BenchHistory::~BenchHistory() { sqlite3_close(db_); }
-
-void BenchHistory::exec(const char* sql) const
-{
-    char* err = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-        const std::string msg = err ? err : "unknown error";
-        sqlite3_free(err);
-        fail(path_, "database error: " + msg);
-    }
-}
+BenchHistory::BenchHistory() = default;
+BenchHistory::BenchHistory(BenchHistory&&) noexcept = default;
+BenchHistory& BenchHistory::operator=(BenchHistory&&) noexcept = default;
+BenchHistory::~BenchHistory() = default;
 
 int64_t BenchHistory::save(BenchRun& run)
 {
-    exec("BEGIN IMMEDIATE");
-    try {
-        Statement ins(db_, path_,
-                      "INSERT INTO bench_runs(scenario, params_json, started, finished, version, machine, status, result_json)"
-                      " VALUES(?,?,?,?,?,?,?,?)");
-        ins.bind(1, run.scenario);
-        ins.bind(2, paramsJson(run.params));
-        ins.bind(3, run.started);
-        ins.bind(4, run.finished);
-        ins.bind(5, run.version);
-        ins.bind(6, run.machine.toJson());
-        ins.bind(7, run.status);
-        Json result = run.result.toJsonValue();
-        if (!run.error.empty())
-            result["error"] = run.error;
-        ins.bind(8, dumpJson(result));
-        ins.step();
-        run.id = sqlite3_last_insert_rowid(db_);
-        Statement s(db_, path_, "INSERT INTO bench_samples(run_id, t, series, value) VALUES(?,?,?,?)");
-        for (const auto& sample : run.samples) {
-            s.bind(1, run.id);
-            s.bind(2, sample.t);
-            s.bind(3, sample.series);
-            s.bind(4, sample.value);
-            s.step();
-            s.reset();
-        }
-        exec("COMMIT");
-    } catch (...) {
-        exec("ROLLBACK");
-        throw;
+    Transaction write(*db_, Transaction::Immediate);
+    Statement ins = db_->prepare(
+        "INSERT INTO bench_runs(scenario, params_json, started, finished, version, machine, status, result_json)"
+        " VALUES(?,?,?,?,?,?,?,?)");
+    ins.bindText(1, run.scenario);
+    ins.bindText(2, paramsJson(run.params));
+    ins.bind(3, run.started);
+    ins.bind(4, run.finished);
+    ins.bindText(5, run.version);
+    ins.bindText(6, run.machine.toJson());
+    ins.bindText(7, run.status);
+    Json result = run.result.toJsonValue();
+    if (!run.error.empty())
+        result["error"] = run.error;
+    ins.bindText(8, dumpJson(result));
+    ins.run();
+    run.id = db_->lastInsertId();
+    Statement s = db_->prepare("INSERT INTO bench_samples(run_id, t, series, value) VALUES(?,?,?,?)");
+    for (const auto& sample : run.samples) {
+        s.bind(1, run.id);
+        s.bind(2, sample.t);
+        s.bindText(3, sample.series);
+        s.bind(4, sample.value);
+        s.run();
+        s.reset();
     }
+    write.commit();
     return run.id;
 }
 
 static BenchRun runFromRow(Statement& q)
 {
     BenchRun r;
-    r.id = q.integer(0);
+    r.id = q.i64(0);
     r.scenario = q.text(1);
     const Json params = parseOrNull(q.text(2));
     if (params.is_object())
@@ -213,10 +144,10 @@ static BenchRun runFromRow(Statement& q)
 
 std::vector<BenchRun> BenchHistory::list(const std::string& scenario) const
 {
-    Statement q(db_, path_,
-                "SELECT id, scenario, params_json, started, finished, version, machine, status, result_json"
-                " FROM bench_runs WHERE ?1 = '' OR scenario = ?1 ORDER BY id DESC");
-    q.bind(1, scenario);
+    auto held = db_->lock();
+    Statement q = db_->prepare("SELECT id, scenario, params_json, started, finished, version, machine, status, result_json"
+                               " FROM bench_runs WHERE ?1 = '' OR scenario = ?1 ORDER BY id DESC");
+    q.bindText(1, scenario);
     std::vector<BenchRun> runs;
     while (q.step())
         runs.push_back(runFromRow(q));
@@ -225,14 +156,14 @@ std::vector<BenchRun> BenchHistory::list(const std::string& scenario) const
 
 std::optional<BenchRun> BenchHistory::load(int64_t id) const
 {
-    Statement q(db_, path_,
-                "SELECT id, scenario, params_json, started, finished, version, machine, status, result_json"
-                " FROM bench_runs WHERE id = ?");
+    auto held = db_->lock();
+    Statement q = db_->prepare("SELECT id, scenario, params_json, started, finished, version, machine, status, result_json"
+                               " FROM bench_runs WHERE id = ?");
     q.bind(1, id);
     if (!q.step())
         return std::nullopt;
     BenchRun r = runFromRow(q);
-    Statement s(db_, path_, "SELECT t, series, value FROM bench_samples WHERE run_id = ? ORDER BY rowid");
+    Statement s = db_->prepare("SELECT t, series, value FROM bench_samples WHERE run_id = ? ORDER BY rowid");
     s.bind(1, id);
     while (s.step())
         r.samples.push_back({s.real(0), s.text(1), s.real(2)});
@@ -269,23 +200,35 @@ Json runToJson(const BenchRun& run, bool withSamples)
     return j;
 }
 
+BenchRun runFromJson(const Json& j)
+{
+    BenchRun r;
+    r.id = int64_t(number(field(j, "id")));
+    r.scenario = text(field(j, "scenario"));
+    const Json& params = field(j, "params");
+    if (params.is_object())
+        for (const auto& [k, v] : params.items())
+            r.params[k] = text(v);
+    r.started = number(field(j, "started"));
+    r.finished = number(field(j, "finished"));
+    r.version = text(field(j, "version"));
+    r.machine = MachineInfo::fromJson(field(j, "machine"));
+    r.status = text(field(j, "status"));
+    r.error = text(field(j, "error"));
+    r.result = ResultTable::fromJson(field(j, "result"));
+    for (const auto& s : elements(field(j, "samples")))
+        r.samples.push_back({number(field(s, "t")), text(field(s, "series")), number(field(s, "value"))});
+    return r;
+}
+
 bool BenchHistory::remove(int64_t id)
 {
-    exec("BEGIN IMMEDIATE");
-    try {
-        Statement a(db_, path_, "DELETE FROM bench_samples WHERE run_id = ?");
-        a.bind(1, id);
-        a.step();
-        Statement b(db_, path_, "DELETE FROM bench_runs WHERE id = ?");
-        b.bind(1, id);
-        b.step();
-        const bool removed = sqlite3_changes(db_) > 0;
-        exec("COMMIT");
-        return removed;
-    } catch (...) {
-        exec("ROLLBACK");
-        throw;
-    }
+    Transaction write(*db_, Transaction::Immediate);
+    db_->prepare("DELETE FROM bench_samples WHERE run_id = ?").bind(1, id).run();
+    db_->prepare("DELETE FROM bench_runs WHERE id = ?").bind(1, id).run();
+    const bool removed = db_->changes() > 0;
+    write.commit();
+    return removed;
 }
 
 } // namespace cs

@@ -13,6 +13,22 @@ static double unixNow()
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// The phases' CPU figures as a sub-table, so the text output, the GUI's
+// result table and compareRuns show them like any other figure.
+static void addPhaseTable(ResultTable& t)
+{
+    if (t.phases.empty())
+        return;
+    ResultSubTable sub;
+    sub.title = "phases";
+    sub.columns = {"start s", "wall s", "cores", "user s", "sys s", "other processes cores", "I/O wait cores"};
+    for (const auto& p : t.phases) {
+        sub.rowNames.push_back(p.label + " (" + (p.role == PhaseRole::Setup ? std::string("setup") : p.tool) + ")");
+        sub.values.push_back({p.start, p.wall(), p.cores(), p.userSeconds, p.sysSeconds, p.otherCores, p.ioWaitCores});
+    }
+    t.tables.push_back(std::move(sub));
+}
+
 BenchRun runScenario(const std::string& name, const RunOptions& options, Job& job)
 {
     auto scenario = makeScenario(name);
@@ -32,7 +48,7 @@ BenchRun runScenario(const std::string& name, const RunOptions& options, Job& jo
     run.machine = currentMachine();
     run.started = unixNow();
 
-    SampleSink sink(options.onSample);
+    SampleSink sink(options.onSample, options.onPhase);
     job.start();
     sink.startSampling();
     try {
@@ -47,6 +63,8 @@ BenchRun runScenario(const std::string& name, const RunOptions& options, Job& jo
     sink.stopSampling();
     run.finished = unixNow();
     run.samples = sink.samples();
+    run.result.phases = sink.phases();
+    addPhaseTable(run.result);
     if (run.status == "done")
         job.finish(name + ": done in " + formatDuration(run.finished - run.started));
     else if (run.status == "cancelled")

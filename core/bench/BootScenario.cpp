@@ -132,6 +132,7 @@ public:
 
         job.setSteps({"start display", "boot and idle", "read profile"}, {0.1, 1, 0.01});
         job.beginStep(0);
+        sink.beginPhase("start display", PhaseRole::Setup);
         std::unique_ptr<XvfbServer> xvfb;
         std::vector<std::string> env;
         if (platform == "xvfb") {
@@ -149,6 +150,7 @@ public:
             argv.push_back(p.text("open"));
 
         job.beginStep(1, "waiting for the first paint and " + p.raw("idle") + " s idle");
+        sink.beginPhase("boot and idle", PhaseRole::Ours);
         env.push_back("CACHESCOPE_BOOT_T0=" + std::to_string(monotonicNs()));
         double lastT = -1;
         uint64_t peakChildRss = 0;
@@ -165,10 +167,12 @@ public:
             }
             job.setStepProgress(std::min(1.0, (t - t0) / (idle + 1.0)));
         });
+        sink.setPhaseCpu(r.userSeconds, r.sysSeconds);
         if (r.exitCode != 0)
             throw Error(gui + " exited with code " + std::to_string(r.exitCode) + " during the boot profile");
 
         job.beginStep(2);
+        sink.beginPhase("read profile", PhaseRole::Setup);
         const Json prof = parseJson(readWholeFile(profile, 1 << 20), profile);
         ResultTable table;
         table.add("first painted window", number(field(prof, "first_paint_ms")), "ms");
@@ -183,6 +187,7 @@ public:
         table.addText("platform", text(field(prof, "platform")));
         table.addText("start measured from", text(field(prof, "t0_source")));
         table.addText("opened", p.text("open").empty() ? "(nothing)" : p.text("open"));
+        table.addText("comparisons", "none: no reference tool starts this GUI");
         return table;
     }
 };

@@ -12,6 +12,7 @@
 #include "core/gc/Gc.h"
 #include "core/pack/ObjectFormat.h"
 #include "core/pack/Pack.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "core/util/Sha256.h"
 
@@ -56,12 +57,17 @@ public:
             throw Error("parameter chunk must be between 16 bytes and 4 MiB");
         if (shared < 0 || shared > 1 || evict < 0 || evict > 1)
             throw Error("parameters shared and evict must be between 0 and 1");
-        job.setSteps({"build pack", "garbage collection", "verify"}, {3, 2, 1});
+        const std::string cp = findProgram("cp"), sync = findProgram("sync");
+        if (cp.empty() || sync.empty())
+            throw Error("the reference needs cp and sync on $PATH");
+        const std::string refLabel = "cp + sync of the live bytes";
+        job.setSteps({"build pack", "garbage collection", refLabel, "verify"}, {3, 2, 1, 1});
         ScratchDir dir(p.text("dir").empty() ? tempRoot() : p.text("dir"), "cachescope-bench-gc");
 
         // ---- build: the truth is kept here (offset -> size, entry -> objects)
         job.beginStep(0);
-        auto pack = pack::Pack::open(dir.file("pack"), true);
+        sink.beginPhase("build pack", PhaseRole::Setup);
+        auto pack = store::StoreLayout::create(dir.path()).openPack(true);
         const int64_t chunksPerEntry = std::max<int64_t>(1, objects / entries - 1);
         std::mt19937_64 rng(7);
         const size_t poolSize = std::max<size_t>(1, size_t(double(chunksPerEntry) * 2));
@@ -138,7 +144,7 @@ public:
 
         // ---- GC
         job.beginStep(1);
-        sink.resetBytes();
+        sink.beginPhase("garbage collection", PhaseRole::Ours);
         gc::GcOptions options;
         options.roots = roots;
         gc::GcResult result;
@@ -147,11 +153,31 @@ public:
             result = gc::collectGarbage(*pack, options, sub.job());
         }
         const gc::GcStats& st = result.stats;
+        const uint64_t gcPeak = sink.peakRss();
         if (st.status != "done" && !st.status.empty())
             throw Error("GC ended with status " + st.status + (st.error.empty() ? "" : ": " + st.error));
 
-        // ---- verify against the truth
+        // ---- the reference: copying the bytes GC kept into a new file and
+        // syncing it, the least a compaction that rewrites them must do
         job.beginStep(2);
+        sink.beginPhase(refLabel, PhaseRole::Reference, "cp + sync");
+        const std::string prefix = store::StoreLayout::open(dir.path()).packFolder(false).pathOf(pack::prefixFileName(st.generation));
+        ChildResult ref = runChild({cp, "--", prefix, dir.file("reference-copy")}, "", "", job);
+        if (ref.exitCode != 0)
+            throw Error("cp of " + prefix + " failed with exit code " + std::to_string(ref.exitCode));
+        const ChildResult synced = runChild({sync, "--", dir.file("reference-copy")}, "", "", job);
+        if (synced.exitCode != 0)
+            throw Error("sync of the copy of " + prefix + " failed with exit code " + std::to_string(synced.exitCode));
+        ref.wallSeconds += synced.wallSeconds;
+        ref.userSeconds += synced.userSeconds;
+        ref.sysSeconds += synced.sysSeconds;
+        ref.maxRssBytes = std::max(ref.maxRssBytes, synced.maxRssBytes);
+        sink.setPhaseCpu(ref.userSeconds, ref.sysSeconds);
+        sink.addBytes(st.liveBytes);
+
+        // ---- verify against the truth
+        job.beginStep(3);
+        sink.beginPhase("verify", PhaseRole::Setup);
         if (st.objectsVisited != live.size())
             throw Error("GC visited " + std::to_string(st.objectsVisited) + " objects, but " + std::to_string(live.size()) +
                         " are reachable");
@@ -192,6 +218,9 @@ public:
         for (const auto& s : st.steps)
             wall += s.wallSeconds;
         t.add("GC wall", wall, "s");
+        t.add(refLabel + " wall", ref.wallSeconds, "s");
+        t.add("GC peak RSS", double(gcPeak) / 1e6, "MB");
+        t.add(refLabel + " peak RSS", double(ref.maxRssBytes) / 1e6, "MB");
         t.add("chunks verified after GC", double(verified), "");
         t.addText("live + reclaimed = objects bytes", st.liveBytes + st.reclaimedBytes == allBytes ? "yes" : "no");
         ResultSubTable steps;
@@ -204,6 +233,8 @@ public:
                                     double(s.nvcsw), double(s.nivcsw)});
         }
         t.tables.push_back(std::move(steps));
+        t.compare("GC wall", refLabel + " wall", "cp + sync");
+        t.compare("GC peak RSS", refLabel + " peak RSS", "cp + sync");
         return t;
     }
 };

@@ -52,14 +52,7 @@ std::string Params::raw(const std::string& name) const
     return it != values_.end() ? it->second : s.defaultValue;
 }
 
-static std::optional<int64_t> parseInt(const std::string& v)
-{
-    int64_t out = 0;
-    const auto res = std::from_chars(v.data(), v.data() + v.size(), out);
-    if (res.ec != std::errc() || res.ptr != v.data() + v.size())
-        return std::nullopt;
-    return out;
-}
+static std::optional<int64_t> parseInt(const std::string& v) { return parseInteger(v); }
 
 static std::optional<bool> parseBool(const std::string& v)
 {

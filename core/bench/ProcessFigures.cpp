@@ -29,6 +29,14 @@ double processCpuSeconds()
            double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+void processCpuSeconds(double& user, double& sys)
+{
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    user = double(ru.ru_utime.tv_sec) + double(ru.ru_utime.tv_usec) / 1e6;
+    sys = double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) / 1e6;
+}
+
 uint64_t peakRssBytes()
 {
     rusage ru{};

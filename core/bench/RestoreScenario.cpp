@@ -6,7 +6,9 @@
 #include "core/bench/Scenarios.h"
 
 #include "core/store/Store.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
+#include "core/util/File.h"
 #include "core/util/Sha256.h"
 
 #include <algorithm>
@@ -69,13 +71,18 @@ public:
             throw Error("parameters need 1 <= entries <= 256 and 1 <= parts <= 100000");
         if (partSize < 1 || partSize > store::kMaxPartBytes)
             throw Error("parameter part_size is out of range");
-        job.setSteps({"upload parts", "first restore (stream + merge)", "warm restore"}, {2, 3, 2});
+        const std::string sh = findProgram("sh"), cat = findProgram("cat"), sha256sum = findProgram("sha256sum");
+        if (sh.empty() || cat.empty() || sha256sum.empty())
+            throw Error("the reference needs sh, cat and sha256sum on $PATH");
+        const std::string refLabel = "cat | sha256sum of the parts";
+        job.setSteps({"upload parts", refLabel, "first restore (stream + merge)", "warm restore"}, {2, 2, 3, 2});
         ScratchDir dir(p.text("dir").empty() ? tempRoot() : p.text("dir"), "cachescope-bench-restore");
         store::StoreOptions so;
         so.threads = int(p.integer("threads"));
         auto st = store::Store::init(dir.file("store"), so);
 
         job.beginStep(0);
+        sink.beginPhase("upload parts", PhaseRole::Setup);
         const uint64_t entryBytes = partSize * uint64_t(parts);
         const uint64_t total = entryBytes * uint64_t(entries);
         std::vector<int64_t> ids;
@@ -102,11 +109,56 @@ public:
                             Sha256::hex(expected.back()));
         }
 
-        struct Phase { double wall; uint64_t bytes; uint64_t peak; int merged; };
+        // The reference: what a plain file server does for the same request,
+        // the entry's parts concatenated in order and hashed (every entry at
+        // once, as ours restores them), run before the first restore merges
+        // the parts away. Its SHA-256 must be ours too.
+        job.beginStep(1);
+        sink.beginPhase(refLabel, PhaseRole::Reference, "cat | sha256sum");
+        double refWall = 0, refUser = 0, refSys = 0;
+        {
+            std::vector<std::thread> threads;
+            std::vector<ChildResult> results(static_cast<size_t>(entries));
+            std::mutex errorMutex;
+            std::string error;
+            const double t0 = sink.now();
+            for (int e = 0; e < entries; ++e)
+                threads.emplace_back([&, e] {
+                    try {
+                        const std::string folder = store::StoreLayout::open(dir.file("store")).partsPath(ids[size_t(e)]);
+                        std::vector<std::string> argv = {sh, "-c", "c=$1; s=$2; shift 2; \"$c\" -- \"$@\" | \"$s\"", "sh", cat, sha256sum};
+                        for (int i = 0; i < parts; ++i)
+                            argv.push_back(folder + "/" + std::to_string(i));
+                        const std::string out = dir.file("reference-" + std::to_string(e) + ".sha256");
+                        results[size_t(e)] = runChild(argv, "", out, job, {}, 3600, [&](int) {});
+                        const std::string line = readWholeFile(out, 4096);
+                        if (results[size_t(e)].exitCode != 0 || line.substr(0, 64) != Sha256::hex(expected[size_t(e)]))
+                            throw Error(out + ": cat | sha256sum of entry " + std::to_string(e) +
+                                        "'s parts did not give the entry's SHA-256");
+                        sink.addBytes(entryBytes);
+                    } catch (const std::exception& ex) {
+                        std::lock_guard lock(errorMutex);
+                        if (error.empty())
+                            error = ex.what();
+                    }
+                });
+            for (auto& t : threads)
+                t.join();
+            job.checkCancel();
+            if (!error.empty())
+                throw Error(error);
+            refWall = sink.now() - t0;
+            for (const auto& r : results) {
+                refUser += r.userSeconds;
+                refSys += r.sysSeconds;
+            }
+            sink.setPhaseCpu(refUser, refSys);
+        }
+
+        struct Pass { double wall; uint64_t bytes; uint64_t peak; int merged; };
         auto restoreAll = [&](int step, const std::string& label) {
             job.beginStep(step);
-            sink.resetBytes();
-            sink.resetPeakRss();
+            sink.beginPhase(label, PhaseRole::Ours);
             std::atomic<uint64_t> done{0};
             std::atomic<int> mergedNow{0};
             std::mutex errorMutex;
@@ -149,10 +201,11 @@ public:
             job.checkCancel();
             if (!error.empty())
                 throw Error(error);
-            return Phase{sink.now() - t0, done.load(), sink.peakRss(), mergedNow.load()};
+            return Pass{sink.now() - t0, done.load(), sink.peakRss(), mergedNow.load()};
         };
-        const Phase first = restoreAll(1, "first restore");
-        const Phase warm = restoreAll(2, "warm restore");
+        const Pass first = restoreAll(2, "first restore");
+        const Pass warm = restoreAll(3, "warm restore");
+        sink.beginPhase("check states", PhaseRole::Setup);
         int merged = 0;
         for (int64_t id : ids) {
             const auto row = st->entry(id);
@@ -174,6 +227,13 @@ public:
         t.add("warm restore bytes", double(warm.bytes) / 1e6, "MB");
         t.add("entries merged after", merged, "");
         t.addText("every restore SHA-256 checked", "yes");
+        t.add(refLabel + " wall", refWall, "s");
+        t.add(refLabel + " MB/s", refWall > 0 ? double(total) / 1e6 / refWall : 0, "MB/s");
+        t.add(refLabel + " cores", refWall > 0 ? (refUser + refSys) / refWall : 0, "cores");
+        t.compare("first restore MB/s", refLabel + " MB/s", "cat | sha256sum", "first restore");
+        t.compare("warm restore MB/s", refLabel + " MB/s", "cat | sha256sum", "warm restore");
+        t.compare("first restore wall", refLabel + " wall", "cat | sha256sum", "first restore");
+        t.compare("warm restore wall", refLabel + " wall", "cat | sha256sum", "warm restore");
         return t;
     }
 };

@@ -1,5 +1,7 @@
 #include "core/bench/Bench.h"
 
+#include "core/util/Error.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -13,6 +15,66 @@ void ResultTable::add(std::string name, double value, std::string unit)
 void ResultTable::addText(std::string name, std::string text)
 {
     rows.push_back({std::move(name), 0, {}, std::move(text)});
+}
+
+std::string betterDirection(const std::string& unit)
+{
+    if (unit == "MB/s" || unit == "x" || unit.find("/s") != std::string::npos)
+        return "higher";
+    return "lower";
+}
+
+Json Comparison::toJsonValue() const
+{
+    Json o = Json::object();
+    o["name"] = name;
+    o["ours"] = ours;
+    o["reference"] = reference;
+    o["reference_tool"] = referenceTool;
+    o["unit"] = unit;
+    o["ratio"] = ratio;
+    o["better"] = better;
+    return o;
+}
+
+Comparison Comparison::fromJson(const Json& j)
+{
+    Comparison c;
+    c.name = text(field(j, "name"));
+    c.ours = number(field(j, "ours"));
+    c.reference = number(field(j, "reference"));
+    c.referenceTool = text(field(j, "reference_tool"));
+    c.unit = text(field(j, "unit"));
+    c.ratio = number(field(j, "ratio"));
+    c.better = text(field(j, "better"));
+    return c;
+}
+
+void ResultTable::compare(const std::string& oursRow, const std::string& referenceRow, const std::string& referenceTool,
+                          const std::string& phase)
+{
+    const ResultRow* a = find(oursRow);
+    const ResultRow* b = find(referenceRow);
+    if (!a || !b || !a->text.empty() || !b->text.empty())
+        throw Error("benchmark result: no figure '" + (a ? referenceRow : oursRow) + "' to compare");
+    if (a->unit != b->unit)
+        throw Error("benchmark result: '" + oursRow + "' is in " + a->unit + " and '" + referenceRow + "' in " + b->unit);
+    if (a->value <= 0 || b->value <= 0) {
+        addText("not compared: " + oursRow, "'" + (a->value <= 0 ? oursRow : referenceRow) +
+                                                  "' was not measured (the program ended before it could be read)");
+        return;
+    }
+    Comparison c;
+    c.name = oursRow;
+    c.ours = a->value;
+    c.reference = b->value;
+    c.referenceTool = referenceTool;
+    c.unit = a->unit;
+    c.ratio = b->value != 0 ? a->value / b->value : 0;
+    c.better = betterDirection(a->unit);
+    c.referenceRow = referenceRow;
+    c.phase = phase;
+    comparisons.push_back(std::move(c));
 }
 
 const ResultRow* ResultTable::find(const std::string& name) const
@@ -68,6 +130,14 @@ Json ResultTable::toJsonValue() const
         ts.push_back(std::move(o));
     }
     j["tables"] = std::move(ts);
+    Json ps = Json::array();
+    for (const auto& p : phases)
+        ps.push_back(p.toJsonValue());
+    j["phases"] = std::move(ps);
+    Json cs = Json::array();
+    for (const auto& c : comparisons)
+        cs.push_back(c.toJsonValue());
+    j["comparisons"] = std::move(cs);
     return j;
 }
 
@@ -97,6 +167,17 @@ ResultTable ResultTable::fromJson(const Json& j)
             sub.values.push_back(std::move(vals));
         }
         t.tables.push_back(std::move(sub));
+    }
+    for (const auto& p : elements(field(j, "phases")))
+        t.phases.push_back(Phase::fromJson(p));
+    for (const auto& c : elements(field(j, "comparisons"))) {
+        Comparison x = Comparison::fromJson(c);
+        // The JSON holds the contract's fields only: our phase is the
+        // longest label of one of ours that starts the comparison's name.
+        for (const auto& p : t.phases)
+            if (p.role == PhaseRole::Ours && x.name.rfind(p.label, 0) == 0 && p.label.size() > x.phase.size())
+                x.phase = p.label;
+        t.comparisons.push_back(std::move(x));
     }
     return t;
 }

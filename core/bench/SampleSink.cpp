@@ -10,8 +10,8 @@ std::string seriesUnit(const std::string& series)
     return sp == std::string::npos ? std::string() : series.substr(sp + 1);
 }
 
-SampleSink::SampleSink(Consumer consumer)
-    : consumer_(std::move(consumer)), start_(std::chrono::steady_clock::now())
+SampleSink::SampleSink(Consumer consumer, PhaseConsumer phaseConsumer)
+    : consumer_(std::move(consumer)), phaseConsumer_(std::move(phaseConsumer)), start_(std::chrono::steady_clock::now())
 {
 }
 
@@ -51,6 +51,7 @@ void SampleSink::resetPeakRss() { peakRss_.store(currentRssBytes(), std::memory_
 
 void SampleSink::sampleOnce()
 {
+    std::lock_guard phaseLock(phaseMutex_);
     const double t = now();
     const double cpu = processCpuSeconds();
     const uint64_t rss = currentRssBytes();
@@ -61,8 +62,7 @@ void SampleSink::sampleOnce()
     add(t, "RSS MB", double(rss) / 1e6);
     const double dt = t - lastT_;
     if (dt > 0.005) {
-        add(t, "CPU %", std::max(0.0, (cpu - lastCpu_) / dt * 100.0));
-        // A reset (new phase) makes bytes smaller than last time: count from zero.
+        add(t, "CPU cores", std::max(0.0, (cpu - lastCpu_) / dt));
         const uint64_t delta = bytes >= lastBytes_ ? bytes - lastBytes_ : bytes;
         add(t, "throughput MB/s", double(delta) / 1e6 / dt);
     }
@@ -76,6 +76,7 @@ void SampleSink::startSampling(double periodSeconds)
 {
     stopSampling();
     stop_.store(false);
+    std::lock_guard phaseLock(phaseMutex_);
     lastT_ = now();
     lastCpu_ = processCpuSeconds();
     lastBytes_ = bytes();
@@ -105,6 +106,7 @@ void SampleSink::stopSampling()
     wake_.notify_all();
     thread_.join();
     sampleOnce();
+    endLastPhase();
 }
 
 } // namespace cs

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -95,6 +96,81 @@ uint64_t highWaterRssOf(int pid)
     return 0;
 }
 
+double cpuSecondsOf(int pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line))
+        return -1;
+    // The command name is in parentheses and may hold spaces: count after the last ')'.
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos)
+        return -1;
+    std::istringstream rest(line.substr(close + 2));
+    std::string f;
+    double utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && rest >> f; ++i) {
+        if (i == 14)
+            utime = std::atof(f.c_str());
+        if (i == 15)
+            stime = std::atof(f.c_str());
+    }
+    return (utime + stime) / double(sysconf(_SC_CLK_TCK));
+}
+
+bool ChildSampler::sample(int pid)
+{
+    const double t = sink_.now();
+    if (lastT_ >= 0 && t - lastT_ < 0.1)
+        return false;
+    const double cpu = cpuSecondsOf(pid);
+    if (const uint64_t rss = rssBytesOf(pid))
+        sink_.add(t, name_ + " RSS MB", double(rss) / 1e6);
+    if (cpu >= 0 && lastT_ >= 0 && t > lastT_)
+        sink_.add(t, name_ + " CPU cores", std::max(0.0, (cpu - lastCpu_) / (t - lastT_)));
+    if (cpu >= 0)
+        lastCpu_ = cpu;
+    lastT_ = t;
+    return true;
+}
+
+static std::string fixed2(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return buf;
+}
+
+std::string whyFewerCores(const Phase& p, int workers)
+{
+    const double cores = p.cores();
+    if (workers < 2 || p.wall() <= 0 || cores >= 0.8 * workers)
+        return {};
+    const double machine = double(std::max(1u, std::thread::hardware_concurrency()));
+    std::string why = fixed2(cores) + " of " + std::to_string(workers) + " cores over " + fixed2(p.wall()) + " s: ";
+    std::vector<std::string> reasons;
+    if (cores + p.otherCores > 0.8 * machine)
+        reasons.push_back("other processes kept " + fixed2(p.otherCores) + " of the machine's " +
+                          std::to_string(int(machine)) + " cores busy");
+    if (p.ioWaitCores > 0.1)
+        reasons.push_back(fixed2(p.ioWaitCores) + " cores waited for I/O");
+    const double cpu = p.userSeconds + p.sysSeconds;
+    if (cpu > 0 && p.sysSeconds > 0.3 * cpu)
+        reasons.push_back("sys time " + fixed2(p.sysSeconds) + " s of " + fixed2(cpu) + " s CPU (the kernel: page cache, writes)");
+    if (reasons.empty())
+        reasons.push_back("the workers waited on each other or on the single reader/writer (no other process, I/O wait or sys time explains it)");
+    for (size_t i = 0; i < reasons.size(); ++i)
+        why += (i ? "; " : "") + reasons[i];
+    return why;
+}
+
+const Phase& lastPhase(const std::vector<Phase>& phases)
+{
+    if (phases.empty())
+        throw Error("benchmark: no phase has begun");
+    return phases.back();
+}
+
 ChildResult runChild(const std::vector<std::string>& argv, const std::string& stdinPath,
                      const std::string& stdoutPath, Job& job, const std::vector<std::string>& extraEnv,
                      double timeoutSeconds, const std::function<void(int)>& whileRunning)
@@ -145,6 +221,7 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::string& st
     int status = 0;
     rusage ru{};
     bool killed = false;
+    int polls = 0;
     while (true) {
         const pid_t w = wait4(pid, &status, WNOHANG, &ru);
         if (w == pid)
@@ -157,11 +234,14 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::string& st
         hwm = std::max(hwm, highWaterRssOf(pid));
         if (whileRunning && !killed)
             whileRunning(pid);
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        // Short programs end within milliseconds: poll often at first, so
+        // their peak RSS is read at least once.
+        std::this_thread::sleep_for(std::chrono::microseconds(polls++ < 50 ? 1000 : 10000));
     }
     result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.cpuSeconds = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                        double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    result.userSeconds = double(ru.ru_utime.tv_sec) + double(ru.ru_utime.tv_usec) / 1e6;
+    result.sysSeconds = double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) / 1e6;
+    result.cpuSeconds = result.userSeconds + result.sysSeconds;
     result.maxRssBytes = hwm;
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     job.checkCancel();

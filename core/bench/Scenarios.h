@@ -44,7 +44,9 @@ private:
 struct ChildResult {
     int exitCode = -1;
     double wallSeconds = 0;
-    double cpuSeconds = 0;
+    double cpuSeconds = 0;      // user + sys
+    double userSeconds = 0;
+    double sysSeconds = 0;
     uint64_t maxRssBytes = 0;
 };
 ChildResult runChild(const std::vector<std::string>& argv, const std::string& stdinPath,
@@ -54,6 +56,30 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::string& st
 
 // VmHWM of a running process (its peak RSS since exec); 0 when gone.
 uint64_t highWaterRssOf(int pid);
+// utime + stime of a running process (/proc/<pid>/stat), seconds; -1 when gone.
+double cpuSecondsOf(int pid);
+
+// Samples a reference tool's child while it runs: "<name> RSS MB" and
+// "<name> CPU cores" (from /proc/<pid>/stat) at most every 100 ms. Pass
+// sample() as runChild's whileRunning.
+class ChildSampler {
+public:
+    ChildSampler(SampleSink& sink, std::string name) : sink_(sink), name_(std::move(name)) {}
+    // True when a sample was taken (the caller may read more of the child then).
+    bool sample(int pid);
+
+private:
+    SampleSink& sink_;
+    std::string name_;
+    double lastT_ = -1, lastCpu_ = 0;
+};
+
+// One sentence when a phase used clearly fewer cores than it had workers
+// (below 80 %): what the figures say took the rest of the time. Empty
+// otherwise.
+std::string whyFewerCores(const Phase& phase, int workers);
+// The figures of the running phase, ended now (the sink's phases() copy).
+const Phase& lastPhase(const std::vector<Phase>& phases);
 
 // Finds a program on $PATH; empty when not found.
 std::string findProgram(const std::string& name);

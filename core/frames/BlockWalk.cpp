@@ -54,8 +54,11 @@ void walkBlocks(WindowReader& reader, const ScanContext& ctx, FrameInfo& frame, 
             tick(pos);
     }
     if (frame.checksum) {
-        if (fileSize - pos < 4)
+        size_t got = 0;
+        const uint8_t* p = fileSize - pos < 4 ? nullptr : reader.at(pos, 4, &got);
+        if (got < 4)
             ctx.failAt(pos, "file ends inside the frame's 4-byte checksum (truncated)");
+        frame.checksumValue = readLE32(p);
         pos += 4;
     }
     frame.compressedSize = pos - frame.offset;

@@ -12,14 +12,12 @@
 
 namespace cs::frames {
 
-namespace {
 std::string hex32(uint32_t v)
 {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08X", v);
     return buf;
 }
-} // namespace
 
 void readFrameHeader(WindowReader& reader, const ScanContext& ctx, FrameInfo& frame, uint32_t* blockSizeMax,
                      size_t readAhead)

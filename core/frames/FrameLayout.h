@@ -45,6 +45,7 @@ struct FrameInfo {
     std::optional<uint64_t> contentSize;   // declared content size, if any
     bool singleSegment = false;
     bool checksum = false;
+    uint32_t checksumValue = 0;            // with checksum: its 4 bytes (low 32 bits of the content's XXH64)
     uint64_t compressedSize = 0;           // whole frame, header to checksum
     uint64_t blocks[3] = {0, 0, 0};        // counts by BlockType (filled when blocks were walked)
     std::vector<BlockInfo> blockList;      // only with FrameScanOptions::blocks
@@ -59,8 +60,11 @@ struct SeekTableInfo {
     // streaming scan (scanFramesStreaming checks each entry as its frame
     // passes and keeps none).
     std::vector<Entry> entries;
-    // Whether the entries match the zstd frames before the table (count,
-    // compressed sizes, declared content sizes); problem says how they differ.
+    // Whether the entries match the zstd frames before the table: the count,
+    // where each entry ends (the running sum of compressed sizes, which may
+    // take in skippable frames before its zstd frame, as hole markers are),
+    // declared content sizes, and checksums where both the table and the
+    // frame have one. problem names the first entry that differs.
     bool consistent = true;
     std::string problem;
 };
@@ -98,11 +102,24 @@ struct FrameScanOptions {
     bool blocks = false;       // list every block of every zstd frame
 };
 
+// The bytes a scan reads, by position: a file (scanFrames(path)), or an
+// actions-cache entry's blob on any backend (core/entries/BlobFrameSource.h),
+// read where it lies without a temporary copy.
+class FrameSource {
+public:
+    virtual ~FrameSource() = default;
+    virtual uint64_t size() const = 0;
+    // Up to n bytes at offset (fewer only at the end). Throws cs::Error.
+    virtual size_t readSomeAt(void* buf, size_t n, uint64_t offset) = 0;
+};
+
 // Scans path. Throws cs::Error naming the file and offset on a truncated file,
 // trailing garbage, a bad magic, a reserved bit set, or a block larger than the
 // spec allows. Reports progress (bytes passed / file size) and checks cancel
 // through job.
 FrameLayout scanFrames(const std::string& path, const FrameScanOptions& options, Job& job);
+// The same over any source; name stands for the path in errors and in layout.path.
+FrameLayout scanFrames(FrameSource& source, const std::string& name, const FrameScanOptions& options, Job& job);
 
 // What a streaming scan holds at the end: the totals, not the frames.
 struct FrameScanTotals {
@@ -118,6 +135,8 @@ struct FrameScanTotals {
 // scanFrames, possibly after onFrame saw the frames before the problem.
 FrameScanTotals scanFramesStreaming(const std::string& path, const FrameScanOptions& options, Job& job,
                                     const std::function<void(const FrameInfo&)>& onFrame);
+FrameScanTotals scanFramesStreaming(FrameSource& source, const std::string& name, const FrameScanOptions& options,
+                                    Job& job, const std::function<void(const FrameInfo&)>& onFrame);
 
 const char* frameKindName(FrameKind k);          // "zstd", "skippable"
 const char* skippableRoleName(SkippableRole r);  // "", "seek_table", "pzstd_size", "other"

@@ -163,14 +163,18 @@ void writeSummary(JsonOut& o, const FrameSummary& s, bool anyFrame)
 
 } // namespace
 
-FrameSummary writeFrameLayoutJson(const std::string& path, const FrameScanOptions& options, Job& job,
-                                  const TextSink& sink)
+namespace {
+
+using Scan = std::function<FrameScanTotals(const std::function<void(const FrameInfo&)>&)>;
+
+FrameSummary writeLayout(const std::string& name, const FrameScanOptions& options, const TextSink& sink,
+                         const Scan& scan)
 {
     JsonOut o(sink);
-    o.raw("{\n  "), o.key("file"), o.string(path);
+    o.raw("{\n  "), o.key("file"), o.string(name);
     o.raw(",\n  "), o.key("frames"), o.raw("[");
     bool first = true;
-    const FrameScanTotals totals = scanFramesStreaming(path, options, job, [&](const FrameInfo& f) {
+    const FrameScanTotals totals = scan([&](const FrameInfo& f) {
         writeFrame(o, f, options.blocks, first);
         first = false;
     });
@@ -180,6 +184,22 @@ FrameSummary writeFrameLayoutJson(const std::string& path, const FrameScanOption
     o.raw("\n}\n");
     o.flush();
     return totals.summary;
+}
+
+} // namespace
+
+FrameSummary writeFrameLayoutJson(const std::string& path, const FrameScanOptions& options, Job& job,
+                                  const TextSink& sink)
+{
+    return writeLayout(path, options, sink,
+                       [&](const auto& onFrame) { return scanFramesStreaming(path, options, job, onFrame); });
+}
+
+FrameSummary writeFrameLayoutJson(FrameSource& source, const std::string& name, const FrameScanOptions& options,
+                                  Job& job, const TextSink& sink)
+{
+    return writeLayout(name, options, sink,
+                       [&](const auto& onFrame) { return scanFramesStreaming(source, name, options, job, onFrame); });
 }
 
 } // namespace cs

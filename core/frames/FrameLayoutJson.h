@@ -22,5 +22,8 @@ using TextSink = std::function<void(std::string_view)>;
 // is not a complete JSON document.
 FrameSummary writeFrameLayoutJson(const std::string& path, const FrameScanOptions& options, Job& job,
                                   const TextSink& sink);
+// The same over any source (an entry's blob); name goes in the "file" key.
+FrameSummary writeFrameLayoutJson(FrameSource& source, const std::string& name, const FrameScanOptions& options,
+                                  Job& job, const TextSink& sink);
 
 } // namespace cs

@@ -9,6 +9,8 @@
 //   skippable frame = magic 0x184D2A5? (LE) | u32 LE payload size | payload
 #pragma once
 #include "core/frames/FrameLayout.h"
+#include "core/util/Coding.h"
+#include "core/util/File.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -32,17 +34,27 @@ constexpr uint32_t kSeekableFooterMagic = 0x8F92EAB1u;
 constexpr uint32_t kSeekTableFooterSize = 9;
 constexpr uint32_t kMaxBlockSize = 128 * 1024;
 
-inline uint32_t readLE32(const uint8_t* p)
-{
-    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-inline uint32_t readLE24(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16; }
+// "0xFD2FB528": magics and checksums in error sentences.
+std::string hex32(uint32_t v);
+
+// A frame source over an open file (the scan of a path, the snapshot
+// decoder's header pass).
+class FileFrameSource final : public FrameSource {
+public:
+    explicit FileFrameSource(const File& file) : file_(file), size_(file.size()) {}
+    uint64_t size() const override { return size_; }
+    size_t readSomeAt(void* buf, size_t n, uint64_t offset) override { return file_.readSomeAt(buf, n, offset); }
+
+private:
+    const File& file_;
+    uint64_t size_;
+};
 
 // Positional reads through a small window buffer, so that many nearby block
 // headers cost one pread. Memory is bounded by the window (at most 64 KiB).
 class WindowReader {
 public:
-    WindowReader(const File& file, uint64_t fileSize);
+    WindowReader(FrameSource& source, uint64_t fileSize);
     uint64_t fileSize() const { return fileSize_; }
     // Up to n bytes at offset (fewer only at the end of the file); *got says
     // how many. The pointer is valid until the next call. Reads `hint` bytes
@@ -55,7 +67,7 @@ public:
     }
 
 private:
-    const File& file_;
+    FrameSource& source_;
     uint64_t fileSize_;
     std::unique_ptr<uint8_t[]> buf_;
     uint64_t bufOffset_ = 0;
@@ -102,7 +114,7 @@ std::optional<SeekFooter> readSeekFooter(WindowReader& reader);
 // finish() then gives the verdict. Holds the entries only with keepEntries.
 class SeekTableCheck {
 public:
-    SeekTableCheck(const File& file, uint64_t fileSize, const std::optional<SeekFooter>& footer, bool keepEntries);
+    SeekTableCheck(FrameSource& source, uint64_t fileSize, const std::optional<SeekFooter>& footer, bool keepEntries);
     void addZstdFrame(const FrameInfo& frame, const ScanContext& ctx);
     // The table held by `frame` (role SeekTable); throws on reserved descriptor bits.
     SeekTableInfo finish(const ScanContext& ctx, const FrameInfo& frame);
@@ -112,6 +124,7 @@ private:
     std::optional<WindowReader> reader_;
     bool keepEntries_;
     uint64_t zstdFrames_ = 0;
+    uint64_t tableEnd_ = 0;  // sum of the compressed sizes of the entries read so far
     std::string problem_;  // first entry that differs from its frame
     std::vector<SeekTableInfo::Entry> entries_;
 };

@@ -16,14 +16,10 @@ namespace {
 
 // The one pass both entry points share; keepEntries keeps the seek table's
 // entries (scanFrames hands them to the GUI), the streaming scan does not.
-FrameScanTotals scan(const std::string& path, const FrameScanOptions& options, Job& job, bool keepEntries,
-                     const std::function<void(FrameInfo&)>& onFrame)
+FrameScanTotals scan(FrameSource& file, const std::string& path, const FrameScanOptions& options, Job& job,
+                     bool keepEntries, const std::function<void(FrameInfo&)>& onFrame)
 {
     FrameScanTotals totals;
-    // Headers are read at their offsets and the seek table from the tail: a
-    // pipe, FIFO or terminal has neither, and is refused without waiting for
-    // a writer (InputFile.h).
-    const File file = openSeekableInput(path, "frames reads headers at their offsets");
     const uint64_t fileSize = file.size();
     frames::WindowReader reader(file, fileSize);
     frames::ScanContext ctx{path, 0};
@@ -74,22 +70,53 @@ FrameScanTotals scan(const std::string& path, const FrameScanOptions& options, J
     return totals;
 }
 
+// Headers are read at their offsets and the seek table from the tail: a
+// pipe, FIFO or terminal has neither, and is refused without waiting for a
+// writer (InputFile.h).
+FrameScanTotals scanPath(const std::string& path, const FrameScanOptions& options, Job& job, bool keepEntries,
+                         const std::function<void(FrameInfo&)>& onFrame)
+{
+    const File file = openSeekableInput(path, "frames reads headers at their offsets");
+    frames::FileFrameSource source(file);
+    return scan(source, path, options, job, keepEntries, onFrame);
+}
+
 } // namespace
 
-FrameLayout scanFrames(const std::string& path, const FrameScanOptions& options, Job& job)
+namespace {
+
+FrameLayout layoutOf(const std::string& name, const std::function<FrameScanTotals(const std::function<void(FrameInfo&)>&)>& run)
 {
     FrameLayout layout;
-    layout.path = path;
-    auto totals = scan(path, options, job, true, [&](FrameInfo& f) { layout.frames.push_back(std::move(f)); });
+    layout.path = name;
+    auto totals = run([&](FrameInfo& f) { layout.frames.push_back(std::move(f)); });
     layout.seekTable = std::move(totals.seekTable);
     layout.summary = totals.summary;
     return layout;
 }
 
+} // namespace
+
+FrameLayout scanFrames(const std::string& path, const FrameScanOptions& options, Job& job)
+{
+    return layoutOf(path, [&](const auto& onFrame) { return scanPath(path, options, job, true, onFrame); });
+}
+
+FrameLayout scanFrames(FrameSource& source, const std::string& name, const FrameScanOptions& options, Job& job)
+{
+    return layoutOf(name, [&](const auto& onFrame) { return scan(source, name, options, job, true, onFrame); });
+}
+
 FrameScanTotals scanFramesStreaming(const std::string& path, const FrameScanOptions& options, Job& job,
                                     const std::function<void(const FrameInfo&)>& onFrame)
 {
-    return scan(path, options, job, false, [&](FrameInfo& f) { onFrame(f); });
+    return scanPath(path, options, job, false, [&](FrameInfo& f) { onFrame(f); });
+}
+
+FrameScanTotals scanFramesStreaming(FrameSource& source, const std::string& name, const FrameScanOptions& options,
+                                    Job& job, const std::function<void(const FrameInfo&)>& onFrame)
+{
+    return scan(source, name, options, job, false, [&](FrameInfo& f) { onFrame(f); });
 }
 
 const char* frameKindName(FrameKind k)

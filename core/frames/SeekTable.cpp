@@ -44,7 +44,7 @@ SkippableRole skippableRole(const FrameInfo& frame, const std::optional<SeekFoot
     return SkippableRole::Other;
 }
 
-SeekTableCheck::SeekTableCheck(const File& file, uint64_t fileSize, const std::optional<SeekFooter>& footer,
+SeekTableCheck::SeekTableCheck(FrameSource& file, uint64_t fileSize, const std::optional<SeekFooter>& footer,
                                bool keepEntries)
     : footer_(footer), keepEntries_(keepEntries)
 {
@@ -68,16 +68,25 @@ void SeekTableCheck::addZstdFrame(const FrameInfo& f, const ScanContext& ctx)
     const SeekTableInfo::Entry e{readLE32(p), readLE32(p + 4), entrySize == 12 ? readLE32(p + 8) : 0u};
     if (keepEntries_)
         entries_.push_back(e);
+    // Entry i ends where the sum of the compressed sizes up to it says, and
+    // that must be where zstd frame i ends (skippable frames before it, such
+    // as a snapshot's hole markers, count in its entry).
+    tableEnd_ += e.compressedSize;
     if (!problem_.empty())
         return;
-    if (e.compressedSize != f.compressedSize)
-        problem_ = "seek table entry " + std::to_string(i) + " gives " + std::to_string(e.compressedSize)
-                   + " compressed bytes but frame " + std::to_string(f.index) + " at offset "
-                   + std::to_string(f.offset) + " has " + std::to_string(f.compressedSize);
+    const uint64_t frameEnd = f.offset + f.compressedSize;
+    const std::string entry = "seek table entry " + std::to_string(i) + " gives ";
+    const std::string frame = "frame " + std::to_string(f.index) + " at offset " + std::to_string(f.offset);
+    if (tableEnd_ != frameEnd)
+        problem_ = entry + std::to_string(e.compressedSize) + " compressed bytes, ending at offset "
+                   + std::to_string(tableEnd_) + ", but " + frame + " has " + std::to_string(f.compressedSize)
+                   + " and ends at offset " + std::to_string(frameEnd);
     else if (f.contentSize && *f.contentSize != e.decompressedSize)
-        problem_ = "seek table entry " + std::to_string(i) + " gives " + std::to_string(e.decompressedSize)
-                   + " decompressed bytes but frame " + std::to_string(f.index) + " declares "
+        problem_ = entry + std::to_string(e.decompressedSize) + " decompressed bytes but " + frame + " declares "
                    + std::to_string(*f.contentSize);
+    else if (entrySize == 12 && f.checksum && f.checksumValue != e.checksum)
+        problem_ = entry + "checksum " + hex32(e.checksum) + " but " + frame + " carries checksum "
+                   + hex32(f.checksumValue);
 }
 
 SeekTableInfo SeekTableCheck::finish(const ScanContext& ctx, const FrameInfo& frame)

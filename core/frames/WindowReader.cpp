@@ -13,8 +13,8 @@ constexpr size_t kMaxWindow = 64 * 1024;
 } // namespace
 
 // The buffer is not zero-filled: only the pages a read touches get memory.
-WindowReader::WindowReader(const File& file, uint64_t fileSize)
-    : file_(file), fileSize_(fileSize), buf_(new uint8_t[kMaxWindow])
+WindowReader::WindowReader(FrameSource& source, uint64_t fileSize)
+    : source_(source), fileSize_(fileSize), buf_(new uint8_t[kMaxWindow])
 {
 }
 
@@ -29,7 +29,7 @@ const uint8_t* WindowReader::at(uint64_t offset, size_t n, size_t* got, size_t h
         // ahead costs more in copies than it saves in system calls when the
         // next header is further away than the window.
         const size_t len = size_t(std::min<uint64_t>(std::clamp(std::max(hint, n), kMinWindow, kMaxWindow), available));
-        bufLen_ = len ? file_.readSomeAt(buf_.get(), len, offset) : 0;
+        bufLen_ = len ? source_.readSomeAt(buf_.get(), len, offset) : 0;
         bufOffset_ = offset;
     }
     const uint64_t inWindow = offset >= bufOffset_ && offset <= bufOffset_ + bufLen_ ? bufOffset_ + bufLen_ - offset : 0;

@@ -3,10 +3,8 @@
 #include "core/pack/Pack.h"
 #include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
+#include "core/util/Sqlite.h"
 
-#include <sqlite3.h>
-
-#include <filesystem>
 #include <unordered_map>
 
 namespace cs::gc {
@@ -30,58 +28,15 @@ pack::ObjectHeader objectHolding(const pack::Pack& pack, uint64_t rangeStart, ui
 
 namespace {
 
-class Catalog {
-public:
-    explicit Catalog(const std::string& path) : path_(path)
-    {
-        if (!std::filesystem::exists(path))
-            fail(path, "no catalog here (not a cachescope store?)");
-        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-            const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-            sqlite3_close(db_);
-            db_ = nullptr;
-            fail(path, "cannot open the catalog: " + msg);
-        }
-        sqlite3_busy_timeout(db_, 10000);
-    }
-    ~Catalog()
-    {
-        sqlite3_finalize(st_);
-        sqlite3_close(db_);
-    }
-    void query(uint64_t minRoot)
-    {
-        const char* sql = "SELECT id, key, version, scope, root_offset FROM entries"
-                          " WHERE state = 'merged' AND root_offset IS NOT NULL AND root_offset >= ?1 ORDER BY id";
-        if (sqlite3_prepare_v2(db_, sql, -1, &st_, nullptr) != SQLITE_OK)
-            fail(path_, std::string("catalog query failed: ") + sqlite3_errmsg(db_));
-        sqlite3_bind_int64(st_, 1, int64_t(minRoot));
-    }
-    bool next(ReachingEntry& e)
-    {
-        const int rc = sqlite3_step(st_);
-        if (rc == SQLITE_DONE)
-            return false;
-        if (rc != SQLITE_ROW)
-            fail(path_, std::string("catalog query failed: ") + sqlite3_errmsg(db_));
-        auto text = [&](int col) {
-            const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));
-            return p ? std::string(p, size_t(sqlite3_column_bytes(st_, col))) : std::string();
-        };
-        e.id = sqlite3_column_int64(st_, 0);
-        e.key = text(1);
-        e.version = text(2);
-        e.scope = text(3);
-        e.rootOffset = uint64_t(sqlite3_column_int64(st_, 4));
-        e.depth = 0;
-        return true;
-    }
-
-private:
-    std::string path_;
-    sqlite3* db_ = nullptr;
-    sqlite3_stmt* st_ = nullptr;
-};
+// The merged entries whose root could reach an object at or above minRoot
+// (a child is always below its parent), in id order.
+sqlite::Statement entriesWithRootsFrom(const sqlite::Database& catalog, uint64_t minRoot)
+{
+    auto q = catalog.prepare("SELECT id, key, version, scope, root_offset FROM entries"
+                             " WHERE state = 'merged' AND root_offset IS NOT NULL AND root_offset >= ?1 ORDER BY id");
+    q.bind(1, minRoot);
+    return q;
+}
 
 // Depth of the object below each node, -1 when its subtree does not hold it.
 class TreeSearch {
@@ -129,12 +84,12 @@ EntriesReaching entriesReaching(const std::string& storeDir, uint64_t objectOffs
     EntriesReaching out;
     out.objectOffset = objectOffset;
     const store::StoreLayout layout = store::StoreLayout::open(storeDir);   // no links followed
-    auto pack = pack::Pack::open(layout.packFolder(false), false);
-    Catalog catalog(layout.catalogPath());
-    catalog.query(objectOffset);
+    auto pack = layout.openPack(false);
+    const sqlite::Database catalog(layout.storeCatalogPath(), sqlite::OpenMode::ReadOnly, sqlite::busy::kReachingReadMs);
+    auto rows = entriesWithRootsFrom(catalog, objectOffset);
     TreeSearch search(*pack, objectOffset);
-    ReachingEntry e;
-    while (catalog.next(e)) {
+    while (rows.step()) {
+        ReachingEntry e{rows.i64(0), rows.text(1), rows.text(2), rows.text(3), uint64_t(rows.i64(4)), 0};
         if (++out.candidates % 64 == 0)
             job.checkCancel();
         int depth = -1;

@@ -8,9 +8,12 @@
 #include "core/gc/ReachabilityWalk.h"
 #include "core/gc/StepMeter.h"
 #include "core/pack/Pack.h"
+#include "core/pack/PackCheck.h"
+#include "core/store/Catalog.h"
 #include "core/store/StoreLayout.h"
 #include "core/util/CopyRange.h"
 #include "core/util/Error.h"
+#include "core/util/Escape.h"
 #include "core/util/KillPoint.h"
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 
 namespace cs::gc {
 
@@ -27,6 +31,23 @@ const std::vector<std::string>& gcStepNames()
 {
     static const std::vector<std::string> names = {"open", "traverse", "write mapping", "copy prefix", "swap", "cleanup"};
     return names;
+}
+
+std::string gcStepWork(const std::string& step)
+{
+    if (step == "open")
+        return "takes the GC lock, reads the split point and the roots";
+    if (step == "traverse")
+        return "walks the live objects and copies each into the new prefix as it is visited: the copies happen here";
+    if (step == "write mapping")
+        return "puts the mapping records in increasing order";
+    if (step == "copy prefix")
+        return "fsync of the new prefix only: its bytes were copied during traverse";
+    if (step == "swap")
+        return "copies the suffix tail, updates the catalog, replaces control";
+    if (step == "cleanup")
+        return "deletes the old generation's files and stores the run";
+    return {};
 }
 
 namespace {
@@ -154,6 +175,15 @@ private:
         auto& st = result_.stats;
         job_.beginStep(0, opt_.dryRun ? "reading the roots" : "taking the GC lock and reading the roots");
         StepMeter meter("open");
+        // The catalog first: one it refuses (empty, foreign, newer) stops
+        // the GC before it creates or takes anything in the pack.
+        // A dry run of a store whose catalog is hard-linked reads it (and
+        // records nothing); a GC refuses it (Catalog::hardLinkRefusal).
+        if (!opt_.catalogPath.empty())
+            catalog_ = std::make_unique<GcCatalog>(
+                opt_.catalogPath, opt_.dryRun && !store::Catalog::hardLinkRefusal(opt_.catalogPath).empty());
+        else if (!opt_.roots)
+            fail(pack_.dir(), "GC of a bare pack needs a list of roots");
         // A dry run writes no pack file and reads one generation it holds
         // open (its files stay readable if a GC swaps meanwhile), so it
         // goes on beside a running GC instead of failing on its lock.
@@ -161,19 +191,30 @@ private:
             gcLock_.emplace(pack_.tryLockGc());
             if (!gcLock_->held())
                 fail(pack_.dir(), "another GC is running on this pack");
-            pack_.removeLeftovers();
         }
-        if (!opt_.catalogPath.empty()) {
-            catalog_ = std::make_unique<GcCatalog>(opt_.catalogPath);
+        pack_.reload();
+        const auto current = pack_.generation()->control.generation;
+        if (!opt_.dryRun && current == std::numeric_limits<uint64_t>::max())
+            fail(pack_.filePath(pack::kControlFileName),
+                 "names generation " + std::to_string(current)
+                     + ", the last one: the next GC's generation does not fit in 64 bits; refusing to collect "
+                       "garbage, nothing was changed");
+        // Nothing is deleted (no catalog row, no leftover file) before the
+        // current generation's mapping checks out.
+        refuseUnlessExplained(pack_.end(), {}, {});
+        if (catalog_) {
             if (!opt_.dryRun)
                 recoverLocked(*catalog_, pack_);
-            const auto start = catalog_->begin(pack_, opt_.dryRun);
+            auto start = catalog_->begin(pack_, opt_.dryRun);
             split_ = start.split;
             started_ = start.started;
-            roots_ = opt_.roots ? *opt_.roots : start.roots;
+            if (opt_.roots) {
+                roots_ = *opt_.roots;
+            } else {
+                roots_ = std::move(start.roots);
+                rootEntries_ = std::move(start.rootEntries);
+            }
         } else {
-            if (!opt_.roots)
-                fail(pack_.dir(), "GC of a bare pack needs a list of roots");
             started_ = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
             auto appends = pack_.lockAppends();
             pack_.reload();
@@ -186,9 +227,40 @@ private:
         st.split = split_;
         st.roots = roots_.size();
         st.before = {old_->suffix.size(), old_->control.prefixBytes, old_->control.mappingRecords * pack::kMappingRecordSize};
+        try {
+            refuseUnlessExplained(split_, roots_, rootEntries_);
+        } catch (const Error&) {
+            if (catalog_ && !opt_.dryRun)
+                catalog_->finish({}, nullptr, started_, true); // running=1 set by begin
+            throw;
+        }
+        if (!opt_.dryRun)
+            pack_.removeLeftovers();
         reader_ = std::make_unique<GenerationReader>(old_, bufferBytes(kReadWindowBytes));
         st.steps.push_back(meter.finish());
         hook("open");
+    }
+
+    // The rule before anything is deleted (PackCheck.h): every root resolves
+    // to an object wholly inside the pack and every mapping record is sane;
+    // otherwise GC refuses, naming the first entry and the file and offset.
+    void refuseUnlessExplained(uint64_t end, const std::vector<uint64_t>& roots, const std::vector<int64_t>& entries)
+    {
+        const auto findings = pack::checkPackExplains(pack_, end, roots, 1);
+        if (findings.empty())
+            return;
+        const auto& f = findings.front();
+        std::string who;
+        if (f.root != pack::PackFinding::kNoRoot) {
+            if (f.root < entries.size()) {
+                const int64_t id = entries[f.root];
+                who = "entry " + std::to_string(id) + " (key \"" + escapeControl(catalog_->entryKey(id)) + "\"): ";
+            } else {
+                who = "root " + std::to_string(f.root) + ": ";
+            }
+        }
+        throw Error(who + f.message + "; the pack does not explain every live entry, so GC refuses to collect "
+                    "anything and nothing was deleted: run store fsck");
     }
 
     // The new generation's files are created in the pack's folder without
@@ -440,6 +512,7 @@ private:
     double started_ = 0;
     uint64_t split_ = 0;
     std::vector<uint64_t> roots_;
+    std::vector<int64_t> rootEntries_;  // the entry of each root (from the catalog)
     std::shared_ptr<const pack::Generation> old_;
     std::unique_ptr<GenerationReader> reader_;
     std::unique_ptr<MappingBuilder> builder_;

@@ -136,6 +136,10 @@ struct GcOptions {
 
 // Step names, in order, as given to the Job.
 const std::vector<std::string>& gcStepNames();
+// What a step does, in one line for a table beside its figures: "traverse"
+// is where the live objects are copied into the new prefix, so "copy
+// prefix" (only its fsync) is small; empty for an unknown name.
+std::string gcStepWork(const std::string& step);
 
 // GC of a bare pack (roots must be given) or with a catalog.
 GcResult collectGarbage(pack::Pack& pack, const GcOptions& options, Job& job);

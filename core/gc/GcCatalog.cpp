@@ -59,12 +59,22 @@ GcCatalog::Start GcCatalog::begin(pack::Pack& pack, bool dryRun)
             if (ep.step())
                 s.epoch = uint64_t(ep.i64(0));
         }
-        auto roots = catalog_->prepare("SELECT root_offset FROM entries WHERE state = 'merged' AND root_offset IS NOT NULL");
-        while (roots.step())
+        auto roots = catalog_->prepare(
+            "SELECT root_offset, id FROM entries WHERE state = 'merged' AND root_offset IS NOT NULL ORDER BY id");
+        while (roots.step()) {
             s.roots.push_back(uint64_t(roots.i64(0)));
+            s.rootEntries.push_back(roots.i64(1));
+        }
         tx.commit();
     }
     return s;
+}
+
+std::string GcCatalog::entryKey(int64_t id)
+{
+    auto q = catalog_->prepare("SELECT key FROM entries WHERE id = ?1");
+    q.bind(1, id);
+    return q.step() ? q.text(0) : std::string();
 }
 
 std::vector<GcCatalog::ChunkRow> GcCatalog::deadChunkRows(uint64_t split, const std::function<bool(uint64_t)>& isLive)

@@ -4,12 +4,26 @@
 //   chunks(sha256 BLOB PRIMARY KEY, offset, raw_size, stored_size)   dedup index
 //   gc_state(id=1, epoch, running, split, started)
 //   gc_runs(id, started, finished, generation, dry_run, status, stats_json)
-// Protocol: begin() is ONE write transaction (BEGIN IMMEDIATE) that holds the
-// pack's append lock while it reads the split, bumps epoch, sets running=1
-// and split, and reads the roots; merges that see the epoch change when they
-// commit redo themselves, and during a GC dedup only uses chunk rows at or
-// above split. finish() is one transaction that deletes the rows of collected
-// chunks, sets running=0 and stores the run.
+//
+// GC contract (the one statement of it; merges in core/store, eviction and
+// the GC rely on exactly this):
+//  * A GC starts with ONE write transaction (begin(): BEGIN IMMEDIATE) during
+//    which it holds the pack append lock (Pack::lockAppends) to read the split
+//    (= pack end), increments gc_state.epoch, sets gc_state.running=1 and
+//    .split, and reads the roots (root_offset of entries in state 'merged').
+//  * Every merge reads gc_state.epoch when it starts and re-reads it in its
+//    commit transaction (BEGIN IMMEDIATE). If the epoch changed, the merge is
+//    redone from its parts (objects it appended or reused may lie below the new
+//    split without being reachable from the GC's roots). Objects appended after
+//    the GC's start transaction lie >= split and GC keeps everything >= split.
+//  * While gc_state.running=1, dedup lookups only use chunk rows with
+//    offset >= gc_state.split. When a merge commits a chunk row whose SHA-256
+//    already has a row below the split during a GC, the row is moved to the new
+//    offset (>= split).
+//  * The GC deletes the chunk rows of chunks it collected in its final
+//    transaction (finish(): WHERE sha256=? AND offset=?, so a row moved above
+//    the split stays), and sets running=0.
+//  * Eviction only deletes catalog rows and parts; pack space is reclaimed by GC.
 #pragma once
 #include "core/gc/Gc.h"
 
@@ -19,7 +33,7 @@
 #include <vector>
 
 namespace cs::pack { class Pack; }
-namespace cs::store { class Catalog; }
+namespace cs::sqlite { class Database; }
 
 namespace cs::gc {
 
@@ -38,6 +52,7 @@ public:
         uint64_t split = 0;
         double started = 0;
         std::vector<uint64_t> roots;
+        std::vector<int64_t> rootEntries;   // the entry id of each root
     };
     // A dry run only reads (split and roots, consistently); gc_state is untouched.
     Start begin(pack::Pack& pack, bool dryRun);
@@ -56,11 +71,13 @@ public:
                    bool clearRunning);
 
     bool running();
+    // The key of entry id, to name it in an error ("" when it is gone).
+    std::string entryKey(int64_t id);
     std::vector<GcRun> runs(int64_t onlyId = -1);
 
 private:
     std::string path_;
-    std::unique_ptr<store::Catalog> catalog_;
+    std::unique_ptr<sqlite::Database> catalog_;
 };
 
 } // namespace cs::gc

@@ -1,8 +1,8 @@
 #include "core/pack/MappingFile.h"
 
+#include "core/util/Coding.h"
 #include "core/util/Error.h"
 
-#include <endian.h>
 #include <sys/mman.h>
 
 #include <cstring>
@@ -11,19 +11,11 @@
 
 namespace cs::pack {
 
-static uint64_t getU64(const uint8_t* p)
-{
-    uint64_t v;
-    std::memcpy(&v, p, 8); // one load: lookups decode millions of fields
-    return le64toh(v);
-}
-
 void encodeMappingRecord(const MappingRecord& r, uint8_t out[kMappingRecordSize])
 {
-    const uint64_t v[3] = {r.offset, r.prefixOffset, r.length};
-    for (int k = 0; k < 3; ++k)
-        for (int i = 0; i < 8; ++i)
-            out[8 * k + i] = uint8_t(v[k] >> (8 * i));
+    writeLE64(out, r.offset);
+    writeLE64(out + 8, r.prefixOffset);
+    writeLE64(out + 16, r.length);
 }
 
 MappingFile::~MappingFile()
@@ -87,7 +79,7 @@ MappingFile MappingFile::open(File f, std::optional<uint64_t> expectedRecords)
 MappingRecord MappingFile::at(uint64_t index) const
 {
     const uint8_t* p = data_ + index * kMappingRecordSize;
-    return {getU64(p), getU64(p + 8), getU64(p + 16)};
+    return {readLE64(p), readLE64(p + 8), readLE64(p + 16)}; // one load each: lookups decode millions
 }
 
 std::optional<MappingRecord> MappingFile::find(uint64_t offset) const

@@ -1,6 +1,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include "core/pack/ObjectFormat.h"
 
+#include "core/util/Coding.h"
 #include "core/util/Error.h"
 
 #include <zstd.h>
@@ -12,23 +13,15 @@ namespace cs::pack {
 
 namespace {
 
-void putU8(std::string& s, uint8_t v) { s.push_back(char(v)); }
-void putU16(std::string& s, uint16_t v) { for (int i = 0; i < 2; ++i) s.push_back(char(v >> (8 * i))); }
-void putU32(std::string& s, uint32_t v) { for (int i = 0; i < 4; ++i) s.push_back(char(v >> (8 * i))); }
-void putU64(std::string& s, uint64_t v) { for (int i = 0; i < 8; ++i) s.push_back(char(v >> (8 * i))); }
-
-uint32_t getU32(const uint8_t* p) { uint32_t v = 0; for (int i = 3; i >= 0; --i) v = v << 8 | p[i]; return v; }
-uint64_t getU64(const uint8_t* p) { uint64_t v = 0; for (int i = 7; i >= 0; --i) v = v << 8 | p[i]; return v; }
-
 std::string headerFrame(ObjectKind kind, const std::string& body)
 {
     std::string s;
     s.reserve(kHeaderFrameOverhead + 4 + body.size());
-    putU32(s, kObjectMagic);
-    putU32(s, uint32_t(4 + body.size()));
-    putU8(s, uint8_t(kind));
-    putU8(s, kFormatVersion);
-    putU16(s, 0);
+    appendLE32(s, kObjectMagic);
+    appendLE32(s, uint32_t(4 + body.size()));
+    s.push_back(char(kind));
+    s.push_back(char(kFormatVersion));
+    appendLE16(s, 0);
     s += body;
     return s;
 }
@@ -69,8 +62,8 @@ void encodeChunkHeader(char* out, const Digest& sha256, uint32_t rawSize, uint32
 {
     std::string body;
     body.reserve(kChunkPayloadSize - 4);
-    putU32(body, rawSize);
-    putU32(body, frameSize);
+    appendLE32(body, rawSize);
+    appendLE32(body, frameSize);
     body.append(reinterpret_cast<const char*>(sha256.data()), sha256.size());
     const std::string h = headerFrame(ObjectKind::Chunk, body);
     std::memcpy(out, h.data(), kChunkHeaderBytes);
@@ -92,24 +85,24 @@ std::string encodeNode(const std::vector<ChildRef>& children)
     for (const auto& c : children)
         logical += c.logicalSize;
     std::string body;
-    putU32(body, uint32_t(children.size()));
-    putU64(body, logical);
+    appendLE32(body, uint32_t(children.size()));
+    appendLE64(body, logical);
     for (const auto& c : children) {
-        putU64(body, c.offset);
-        putU64(body, c.logicalSize);
+        appendLE64(body, c.offset);
+        appendLE64(body, c.logicalSize);
     }
     return headerFrame(ObjectKind::Node, body);
 }
 
 uint32_t parseHeaderFrameStart(const uint8_t* bytes, const std::string& path, uint64_t offset)
 {
-    const uint32_t magic = getU32(bytes);
+    const uint32_t magic = readLE32(bytes);
     if (magic != kObjectMagic) {
         char buf[16];
         std::snprintf(buf, sizeof buf, "0x%08X", magic);
         failAt(path, offset, std::string("no pack object here (magic ") + buf + ", expected 0x184D2A5C)");
     }
-    const uint32_t size = getU32(bytes + 4);
+    const uint32_t size = readLE32(bytes + 4);
     const uint32_t maxPayload = 4 + 4 + 8 + 16 * kMaxNodeChildren;
     if (size < 4 || size > maxPayload)
         failAt(path, offset, "object header claims " + std::to_string(size) + " bytes, outside 4.." + std::to_string(maxPayload));
@@ -131,8 +124,8 @@ ObjectHeader parseHeaderPayload(const uint8_t* p, uint32_t size, const std::stri
         if (size != kChunkPayloadSize)
             failAt(path, offset, "chunk header has " + std::to_string(size) + " bytes, expected 44");
         h.kind = ObjectKind::Chunk;
-        h.rawSize = getU32(p + 4);
-        h.frameSize = getU32(p + 8);
+        h.rawSize = readLE32(p + 4);
+        h.frameSize = readLE32(p + 8);
         std::memcpy(h.sha256.data(), p + 12, 32);
         if (h.rawSize > kMaxChunkRawSize)
             failAt(path, offset, "chunk claims " + std::to_string(h.rawSize) + " raw bytes, more than the 16 MiB maximum");
@@ -144,15 +137,15 @@ ObjectHeader parseHeaderPayload(const uint8_t* p, uint32_t size, const std::stri
         if (size < 4 + 12)
             failAt(path, offset, "node header too short");
         h.kind = ObjectKind::Node;
-        const uint32_t count = getU32(p + 4);
-        h.logicalSize = getU64(p + 8);
+        const uint32_t count = readLE32(p + 4);
+        h.logicalSize = readLE64(p + 8);
         if (count > kMaxNodeChildren || size != 4 + 12 + 16ull * count)
             failAt(path, offset, "node claims " + std::to_string(count) + " children in " + std::to_string(size) + " bytes");
         h.children.resize(count);
         uint64_t sum = 0;
         for (uint32_t i = 0; i < count; ++i) {
-            h.children[i].offset = getU64(p + 16 + 16ull * i);
-            h.children[i].logicalSize = getU64(p + 24 + 16ull * i);
+            h.children[i].offset = readLE64(p + 16 + 16ull * i);
+            h.children[i].logicalSize = readLE64(p + 24 + 16ull * i);
             if (h.children[i].offset >= logicalOffset)
                 failAt(path, offset, "node child " + std::to_string(i) + " of the node at pack offset "
                                          + std::to_string(logicalOffset) + " points forward to offset "

@@ -104,8 +104,11 @@ std::unique_ptr<PgConnection> PgConnection::connect(const std::string& conninfo,
     // expand_dbname: the conninfo (URL or key=value) is expanded in place of
     // "dbname"; parameters before it are defaults it may override, those
     // after it override it (libpq's PQconnectdbParams rule).
-    std::vector<const char*> keys{"connect_timeout", "dbname"};
-    std::vector<const char*> values{"10", conninfo.c_str()};
+    // fallback_application_name: our sessions name themselves (a conninfo's
+    // application_name still wins), so an activity check can tell them from
+    // a server's (pg_stat_activity).
+    std::vector<const char*> keys{"connect_timeout", "fallback_application_name", "dbname"};
+    std::vector<const char*> values{"10", "cachescope", conninfo.c_str()};
     if (!password.empty()) {
         keys.push_back("password");
         values.push_back(password.c_str());

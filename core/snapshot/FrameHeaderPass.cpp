@@ -12,7 +12,10 @@
 
 namespace cs::snapshot {
 
-FrameHeaderPass::FrameHeaderPass(const File& file) : file_(file), size_(file.size()) {}
+FrameHeaderPass::FrameHeaderPass(const File& file)
+    : file_(file), size_(file.size()), source_(file), reader_(source_, size_)
+{
+}
 
 void FrameHeaderPass::failFrame(uint64_t offset, const std::string& what) const
 {
@@ -28,7 +31,9 @@ std::optional<ScannedFrame> FrameHeaderPass::next()
     }
     const uint64_t start = pos_;
     uint8_t head[24] = {};  // a zstd frame header (<= 18 bytes) or a hole marker (20)
-    const size_t have = file_.readSomeAt(head, sizeof head, start);
+    size_t have = 0;
+    const uint8_t* read = reader_.at(start, sizeof head, &have, readAhead_);
+    std::memcpy(head, read, have);
     if (have < 4)
         failFrame(start, "file ends inside a frame's magic number (" + std::to_string(have) + " bytes left)");
     ScannedFrame f;
@@ -57,6 +62,7 @@ std::optional<ScannedFrame> FrameHeaderPass::next()
             seekTable_ = true;
         }
         pos_ = start + f.compressedSize;
+        readAhead_ = f.compressedSize < 4096 ? 64 * 1024 : 64;
         ++index_;
         return f;
     }
@@ -82,12 +88,14 @@ std::optional<ScannedFrame> FrameHeaderPass::next()
     uint64_t pos = start + zfh.headerSize;
     uint64_t bound = 0;
     uint64_t block = 0;
+    size_t hint = readAhead_;
     for (;;) {
-        uint8_t bh[3];
-        if (file_.readSomeAt(bh, 3, pos) != 3)
+        size_t got = 0;
+        const uint8_t* bh = reader_.at(pos, 3, &got, hint);
+        if (got != 3)
             failFrame(start, "file ends inside block " + std::to_string(block) + " header at offset "
                                  + std::to_string(pos) + " (truncated)");
-        const uint32_t h = uint32_t(bh[0]) | uint32_t(bh[1]) << 8 | uint32_t(bh[2]) << 16;
+        const uint32_t h = readLE24(bh);
         const bool last = h & 1;
         const uint32_t type = (h >> 1) & 3;
         const uint64_t bsize = h >> 3;
@@ -100,6 +108,7 @@ std::optional<ScannedFrame> FrameHeaderPass::next()
         const uint64_t payload = type == 1 ? 1 : bsize;
         bound += type == 2 ? blockMax : bsize;
         pos += 3 + payload;
+        hint = payload < 2048 ? 16384 : 64;
         if (pos > size_)
             failFrame(start, "block " + std::to_string(block) + " runs past the end of the file (truncated)");
         ++block;
@@ -125,6 +134,7 @@ std::optional<ScannedFrame> FrameHeaderPass::next()
         pendingHole_.reset();
     }
     pos_ = pos;
+    readAhead_ = f.compressedSize < 4096 ? 64 * 1024 : 64;
     ++index_;
     return f;
 }

@@ -1,5 +1,6 @@
-// The snapshot decoder. A header pass lists every frame; runs of frames that
-// declare a content size (up to kMaxPooledFrameSize) get their output offset
+// The snapshot decoder. A header pass checks every frame and keeps none; the
+// decode pass reads the headers again, and runs of frames that declare a
+// content size (up to kMaxPooledFrameSize) get their output offset
 // from the sum of the sizes before them and are decoded by N threads straight
 // into place (pwrite), each thread holding one frame's output and a 512 KiB
 // window of its compressed bytes at a time in its own buffers. A frame
@@ -53,9 +54,14 @@ bool allZero(const char* p, size_t n)
 }
 
 struct Work {
-    const ScannedFrame* frame = nullptr;
+    ScannedFrame frame;
     uint64_t outOffset = 0;
 };
+
+// Sized frames decoded in parallel are handed to the threads in batches of at
+// most this many: restore holds one batch of frame records, never the whole
+// file's (a file of 10 M tiny frames held 929 MB of them).
+constexpr size_t kMaxBatchFrames = 4096;
 
 // A sized frame's compressed bytes are read in windows of this size, not
 // whole: the window stays in the CPU cache between the read(2) that fills it
@@ -210,7 +216,7 @@ void Decoder::decodeSized(ThreadState& ts, size_t owner, const Work& w)
 
 void Decoder::decodeSizedPieces(ThreadState& ts, size_t owner, const Work& w)
 {
-    const ScannedFrame& f = *w.frame;
+    const ScannedFrame& f = w.frame;
     const int o = int(owner);
     const size_t csize = size_t(f.compressedSize);
     const size_t dsize = size_t(*f.contentSize);
@@ -222,7 +228,7 @@ void Decoder::decodeSizedPieces(ThreadState& ts, size_t owner, const Work& w)
     // CPU cache: writing the whole frame at the end copies it from memory again.
     // (A round buffer of the window's size, 2 MiB + a block for a level-3
     // frame, used less memory but more CPU: zstd then decodes with the older
-    // bytes as an external dictionary; measured in docs/benchmarks.md.)
+    // bytes as an external dictionary; measured in docs/benchmarks/history.md.)
     constexpr size_t kFlush = 256 * 1024;
     ZSTD_DCtx* d = ts.dctx.get();
     const size_t begin = ZSTD_decompressBegin(d);
@@ -296,7 +302,7 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
                 const size_t k = next.fetch_add(1);
                 if (k >= batch.size())
                     return;
-                const ScannedFrame& f = *batch[k].frame;
+                const ScannedFrame& f = batch[k].frame;
                 if (!reserveWithinBudget(ts, inputWindowOf(f), outputOf(f), stop)) {
                     if (job_.isCancelled())
                         throw Cancelled();
@@ -317,7 +323,7 @@ void Decoder::decodeBatch(const std::vector<Work>& batch)
     // would only wait: start no more than fit.
     uint64_t largest = 1;
     for (const Work& w : batch)
-        largest = std::max(largest, pooledBytes(*w.frame));
+        largest = std::max(largest, pooledBytes(w.frame));
     threads = std::clamp<size_t>(size_t(options_.memoryBudget / largest), 1, threads);
     std::vector<std::thread> helpers;
     for (size_t i = 1; i < threads; ++i)
@@ -391,22 +397,24 @@ SnapshotRestoreResult Decoder::run()
     result.inputBytes = fileSize_;
 
     // Header pass first: a corrupt header anywhere fails before any output.
+    // It keeps nothing per frame; the decode walks the headers again.
     job_.beginStep("scan frames", snap_);
-    std::vector<ScannedFrame> frames;
-    FrameHeaderPass pass(in_);
     uint64_t zstdFrames = 0;
-    while (auto f = pass.next()) {
-        if (!f->skippable)
-            ++zstdFrames;
-        frames.push_back(*f);
-        if ((frames.size() & 1023) == 0) {
-            job_.checkCancel();
-            job_.setStepProgress(pass.position(), fileSize_);
+    {
+        FrameHeaderPass pass(in_);
+        uint64_t seen = 0;
+        while (auto f = pass.next()) {
+            if (!f->skippable)
+                ++zstdFrames;
+            if ((++seen & 1023) == 0) {
+                job_.checkCancel();
+                job_.setStepProgress(pass.position(), fileSize_);
+            }
         }
+        result.seekTable = pass.sawSeekTable();
     }
     if (zstdFrames == 0)
         fail(snap_, fileSize_ == 0 ? "is empty: not a zstd file" : "holds no zstd frame");
-    result.seekTable = pass.sawSeekTable();
 
     job_.beginStep("decode", out_);
     output_ = std::make_unique<OutputFile>(OutputFile::open(out_, [this] { job_.checkCancel(); }));
@@ -419,11 +427,20 @@ SnapshotRestoreResult Decoder::run()
         });
     uint64_t outPos = 0;
     std::vector<Work> batch;
-    for (size_t i = 0; i < frames.size(); ++i) {
-        const ScannedFrame& f = frames[i];
+    batch.reserve(kMaxBatchFrames);
+    FrameHeaderPass pass(in_);
+    uint64_t skippedSinceCheck = 0;
+    while (auto next = pass.next()) {
+        const ScannedFrame& f = *next;
         if (f.skippable) {
             ++result.skippableFrames;
             compressedDone_ += f.compressedSize;
+            // A run of skippable frames decodes nothing: cancel and progress
+            // are still checked while it passes.
+            if ((++skippedSinceCheck & 1023) == 0) {
+                job_.checkCancel();
+                reportProgress();
+            }
             continue;
         }
         ++result.zstdFrames;
@@ -433,9 +450,13 @@ SnapshotRestoreResult Decoder::run()
             && f.compressedSize <= ZSTD_compressBound(size_t(kMaxPooledFrameSize))
             && pooledBytes(f) <= options_.memoryBudget;
         if (pooled) {
-            batch.push_back({&f, outPos});
+            batch.push_back({f, outPos});
             outPos += *f.contentSize;
             ++result.sizedFrames;
+            if (batch.size() == kMaxBatchFrames) {
+                decodeBatch(batch);
+                batch.clear();
+            }
         } else {
             decodeBatch(batch);
             batch.clear();

@@ -3,6 +3,8 @@
 // output, the SEEK_DATA/SEEK_HOLE extent scan, the seek table writer and the
 // frame header pass of the decoder.
 #pragma once
+#include "core/util/Coding.h"
+#include "core/frames/FrameReading.h"   // frames::WindowReader: the header pass's reads
 #include "core/util/File.h"
 #include "core/util/OutputFile.h"
 
@@ -18,27 +20,6 @@
 #include <vector>
 
 namespace cs::snapshot {
-
-inline uint32_t readLE32(const void* p)
-{
-    const auto* b = static_cast<const uint8_t*>(p);
-    return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
-}
-inline uint64_t readLE64(const void* p)
-{
-    const auto* b = static_cast<const uint8_t*>(p);
-    return uint64_t(readLE32(b)) | uint64_t(readLE32(b + 4)) << 32;
-}
-inline void appendLE32(std::string& s, uint32_t v)
-{
-    for (int i = 0; i < 4; ++i)
-        s.push_back(char((v >> (8 * i)) & 0xFF));
-}
-inline void appendLE64(std::string& s, uint64_t v)
-{
-    appendLE32(s, uint32_t(v));
-    appendLE32(s, uint32_t(v >> 32));
-}
 
 // User + system CPU seconds of the whole process so far.
 double processCpuSeconds();
@@ -174,6 +155,11 @@ private:
     [[noreturn]] void failFrame(uint64_t offset, const std::string& what) const;
     const File& file_;
     uint64_t size_ = 0;
+    frames::FileFrameSource source_;
+    // Headers of small frames sit close together: one read covers many
+    // (10 M skippable frames were 10 M preads of 24 bytes).
+    frames::WindowReader reader_;
+    size_t readAhead_ = 64;
     uint64_t pos_ = 0;
     uint64_t index_ = 0;
     std::optional<uint64_t> pendingHole_;  // length announced by the last hole marker

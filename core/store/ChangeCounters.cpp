@@ -1,6 +1,7 @@
 #include "core/store/ChangeCounters.h"
 
 #include "core/store/Catalog.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 
 namespace cs::store {
@@ -9,7 +10,7 @@ namespace cs::store {
 // closed WAL catalog is immutable and would never see another process's
 // commits. Nothing here writes.
 EntryChangeCounterReader::EntryChangeCounterReader(const std::string& storeDir)
-    : catalog_(std::make_unique<Catalog>(storeDir + "/catalog.db", OpenMode::ReadWrite))
+    : catalog_(std::make_unique<Catalog>(StoreLayout::open(storeDir).storeCatalogPath(), OpenMode::ReadWrite))
 {
 }
 

@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-namespace cs::store {
+namespace cs::sqlite { class Database; }
 
-class Catalog;
+namespace cs::store {
 
 struct EntryChangeCounters {
     int64_t rows = 0;
@@ -32,7 +32,7 @@ public:
     EntryChangeCounters read() const;
 
 private:
-    std::unique_ptr<Catalog> catalog_;
+    std::unique_ptr<sqlite::Database> catalog_;
 };
 
 } // namespace cs::store

@@ -1,7 +1,8 @@
 // Eviction: picks entries by age, by last access, by key, then down to a byte
 // budget (least recently used first; an entry never restored counts from its
 // creation). Only catalog rows and parts go: the pack space they referenced is
-// reclaimed by GC.
+// reclaimed by GC. An upload goes only once it has been idle a day (by
+// default), never while it runs.
 #include "core/store/StoreInternal.h"
 
 #include "core/jobs/Job.h"
@@ -67,6 +68,14 @@ EvictResult Store::evict(const EvictPolicy& policy, Job& job)
             }
         }
     }
+    // A running upload never goes, whatever the policy: only one idle for
+    // the stale age (reserved, and no part written since) does.
+    std::erase_if(chosen, [&](const EntryRow& r) {
+        if (r.state != EntryState::Uploading || now - d->lastUploadActivity(r) >= policy.staleUploadSeconds)
+            return false;
+        result.keptRunningUploads.push_back(r);
+        return true;
+    });
     for (const auto& r : chosen)
         result.bytes += r.size;
     for (const auto& r : chosen) {
@@ -94,7 +103,7 @@ EvictResult Store::evict(const EvictPolicy& policy, Job& job)
     // Rows are gone: a crash now leaves orphaned part folders, which fsck
     // reports and removeOrphans (`store fsck --repair`) deletes.
     for (size_t i = 0; i < chosen.size(); ++i) {
-        killPoint("evict remove");
+        killPoint(killpoints::store::kEvictRemove);
         d->removeParts(chosen[i].id);
         job.setStepProgress(i + 1, chosen.size());
     }

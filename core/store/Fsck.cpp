@@ -6,6 +6,7 @@
 #include "core/store/StoreInternal.h"
 
 #include "core/jobs/Job.h"
+#include "core/pack/PackCheck.h"
 #include "core/util/Error.h"
 #include "core/util/File.h"
 
@@ -28,6 +29,16 @@ std::vector<FsckProblem> Store::fsck(Job& job)
         p.message = std::move(message);
         problems.push_back(std::move(p));
     };
+    // Entries are read once, then checked one by one while merges, puts,
+    // evictions and GCs go on: a finding counts only when the entry's row is
+    // still as it was read (a merge commits before it removes the parts, an
+    // eviction deletes the row before the parts), so fsck beside them
+    // reports nothing that was not wrong.
+    auto stillAsRead = [&](const EntryRow& e) {
+        const auto now = d->entry(e.id);
+        return now && now->state == e.state && now->sha256 == e.sha256 && now->rootOffset == e.rootOffset
+               && now->created == e.created;
+    };
     std::vector<EntryRow> entries;
     {
         auto lock = d->catalog->lock();
@@ -36,6 +47,26 @@ std::vector<FsckProblem> Store::fsck(Job& job)
             entries.push_back(rowFrom(q));
     }
     d->pack->reload();
+    // The check GC runs before it deletes anything (PackCheck.h): the
+    // mapping records, and every merged entry's root inside the pack.
+    std::vector<uint64_t> roots;
+    std::vector<const EntryRow*> rootOf;
+    for (const auto& e : entries)
+        if (e.state == EntryState::Merged) {
+            roots.push_back(e.rootOffset);
+            rootOf.push_back(&e);
+        }
+    std::set<int64_t> unexplained;
+    for (const auto& f : pack::checkPackExplains(*d->pack, d->pack->end(), roots)) {
+        if (f.root == pack::PackFinding::kNoRoot) {
+            add(0, {}, std::nullopt, f.message);
+        } else {
+            const EntryRow& e = *rootOf[f.root];
+            unexplained.insert(e.id);
+            if (stillAsRead(e))
+                add(e.id, e.key, e.rootOffset, f.message);
+        }
+    }
     uint64_t totalBytes = 0;
     for (const auto& e : entries)
         totalBytes += e.state == EntryState::Uploading ? 0 : e.size;
@@ -47,7 +78,7 @@ std::vector<FsckProblem> Store::fsck(Job& job)
         job.checkCancel();
         job.setStepProgress(doneBytes, std::max<uint64_t>(totalBytes, 1));
         if (e.state == EntryState::Merged) {
-            if (goodRoots.count({e.rootOffset, e.sha256}))
+            if (goodRoots.count({e.rootOffset, e.sha256}) || unexplained.count(e.id))
                 continue;
             try {
                 std::vector<pack::ChildRef> chunks = d->chunkList(e.rootOffset);
@@ -80,9 +111,11 @@ std::vector<FsckProblem> Store::fsck(Job& job)
             } catch (const Cancelled&) {
                 throw;
             } catch (const std::exception& ex) {
-                add(e.id, e.key, e.rootOffset, ex.what());
+                if (stillAsRead(e))
+                    add(e.id, e.key, e.rootOffset, ex.what());
             }
         } else if (e.state == EntryState::Unmerged) {
+            const size_t before = problems.size();
             const auto parts = d->partRows(e.id);
             if (parts.size() != e.partCount)
                 add(e.id, e.key, std::nullopt,
@@ -93,6 +126,8 @@ std::vector<FsckProblem> Store::fsck(Job& job)
                 if (auto problem = d->partProblem(e.id, e.key, p))
                     add(e.id, e.key, p.index, *problem);
             }
+            if (problems.size() > before && !stillAsRead(e))
+                problems.resize(before);   // merged or evicted meanwhile: its parts went after its row changed
         }
         if (e.state != EntryState::Uploading)
             doneBytes += e.size;

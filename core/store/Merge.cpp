@@ -325,8 +325,8 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
             // delivery fails the merge as it did when it came first.
             delivery.finish();
             job.checkCancel();
-            if (options.beforeMergeCommit)
-                options.beforeMergeCommit(e.id);
+            if (options.testHooks && options.testHooks->beforeMergeCommit)
+                options.testHooks->beforeMergeCommit(e.id);
 
             Transaction tx(*catalog, Transaction::Immediate);
             if (gcEpoch(*catalog) != epoch0) {
@@ -346,7 +346,7 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
             catalog->prepare("UPDATE entries SET state='merged', root_offset=?2 WHERE id=?1").bind(1, e.id).bind(2, root).run();
             m.insertChunkRows();
             tx.commit();
-            killPoint("merge remove");
+            killPoint(killpoints::store::kMergeRemove);
             removeParts(e.id);
             result.merged = true;
             result.chunks = chunkCount;

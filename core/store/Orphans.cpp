@@ -7,13 +7,17 @@
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -86,6 +90,20 @@ RowView rowView(const Catalog& catalog, int64_t id)
 }
 
 // Nothing references a whole folder parts/<id> of this row.
+// The folder is gone, or a merge holds its lock (EntryMergeLock, Merge.cpp):
+// a merge that committed removes its parts while it holds it.
+bool beingRemoved(const Folder& root, const std::string& name)
+{
+    if (root.kindOf(name) == Folder::Kind::Missing)
+        return true;
+    const int fd = ::openat(root.fd(), name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return errno == ENOENT;
+    const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    return held;
+}
+
 bool folderIsOrphan(const RowView& v) { return !v.exists || v.state == EntryState::Merged; }
 
 // Nothing references the file parts/<id>/<name> of this row.
@@ -116,6 +134,12 @@ std::vector<FsckProblem> Store::Impl::findOrphans(Job& job) const
     // List first, read rows after: an upload that reserved before the listing
     // is seen in the catalog, one that reserves later has no folder yet.
     const auto names = root.list();   // sorted
+    // A merge removes its entry's folder after its commit, an eviction or a
+    // replacing commit after theirs: such a folder is orphaned for a moment
+    // only. Those found are looked at again after a short wait, and only
+    // those still there, still without a live row, are reported (fsck beside
+    // a merge, a put or an evict reports nothing).
+    std::vector<std::pair<std::string, int64_t>> settling;
     for (const auto& child : names) {
         job.checkCancel();
         const std::string& name = child.name;
@@ -133,15 +157,8 @@ std::vector<FsckProblem> Store::Impl::findOrphans(Job& job) const
         if (v.exists && v.state == EntryState::Uploading)
             continue;   // an upload in progress: its parts may arrive at any time
         if (folderIsOrphan(v)) {
-            if (root.kindOf(name) == Folder::Kind::Missing)
-                continue;   // a merge or an eviction removed it meanwhile
-            const Usage u = usageOf(root, name);
-            const std::string why = v.exists ? "orphaned part folder of merged entry " + std::to_string(id)
-                                                   + " (its bytes are in the pack)"
-                                             : "orphaned part folder of entry " + std::to_string(id)
-                                                   + ", which is not in the catalog (evicted or replaced)";
-            found.push_back({v.exists ? id : 0, v.key, std::nullopt, p.string() + ": " + why + ": " + usageText(u),
-                             p.string(), u.bytes});
+            if (!beingRemoved(root, name))
+                settling.push_back({name, id});
             continue;
         }
         // Unmerged: only its committed parts belong in the folder (a link
@@ -172,6 +189,23 @@ std::vector<FsckProblem> Store::Impl::findOrphans(Job& job) const
                              f.string(), u.bytes});
         }
     }
+    if (!settling.empty())
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    for (const auto& [name, id] : settling) {
+        job.checkCancel();
+        const RowView v = rowView(*catalog, id);
+        if (!folderIsOrphan(v) || beingRemoved(root, name))
+            continue;
+        const fs::path p = root.pathOf(name);
+        const Usage u = usageOf(root, name);
+        const std::string why = v.exists ? "orphaned part folder of merged entry " + std::to_string(id)
+                                               + " (its bytes are in the pack)"
+                                         : "orphaned part folder of entry " + std::to_string(id)
+                                               + ", which is not in the catalog (evicted or replaced)";
+        found.push_back({v.exists ? id : 0, v.key, std::nullopt, p.string() + ": " + why + ": " + usageText(u),
+                         p.string(), u.bytes});
+    }
+    std::sort(found.begin(), found.end(), [](const FsckProblem& a, const FsckProblem& b) { return a.path < b.path; });
     return found;
 }
 
@@ -235,7 +269,7 @@ OrphanRemoval Store::removeOrphans(Job& job)
         }
         // The renamed folder is an orphan by its name alone: a crash from here
         // on leaves it for the next run.
-        killPoint("orphan renamed");
+        killPoint(killpoints::store::kOrphanRenamed);
         removeTree(root, trash, "orphaned parts");
         out.removed.push_back(o);
         out.bytes += o.bytes.value_or(0);

@@ -53,9 +53,9 @@ PutResult Store::Impl::mergeFile(const File& in, uint64_t size, const std::strin
             const uint64_t root = m.writeObjects(appended, chunkCount);
             const std::string sha = hexOf(whole.finish());
             job.checkCancel();
-            killPoint("put appended");
-            if (options.beforeMergeCommit)
-                options.beforeMergeCommit(0);
+            killPoint(killpoints::store::kPutAppended);
+            if (options.testHooks && options.testHooks->beforeMergeCommit)
+                options.testHooks->beforeMergeCommit(0);
 
             int64_t id = 0;
             {

@@ -12,6 +12,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 
 
@@ -63,6 +64,26 @@ std::vector<EntryRow> Store::Impl::staleUploads(double now) const
     return rows;
 }
 
+double Store::Impl::lastUploadActivity(const EntryRow& upload) const
+{
+    auto seconds = [](const struct stat& st) { return double(st.st_mtim.tv_sec) + double(st.st_mtim.tv_nsec) / 1e9; };
+    double last = upload.created;
+    try {
+        const auto folder = layout->partsOf(upload.id);
+        if (!folder)
+            return last;
+        struct stat st {};
+        if (::fstat(folder->fd(), &st) == 0)
+            last = std::max(last, seconds(st));
+        for (const auto& c : folder->list())
+            if (c.kind == Folder::Kind::File && ::fstatat(folder->fd(), c.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+                last = std::max(last, seconds(st));
+    } catch (const Error&) {
+        // a parts folder we cannot read (a link): its reservation time counts
+    }
+    return last;
+}
+
 FsckProblem staleUploadProblem(const EntryRow& e, double now)
 {
     FsckProblem p;
@@ -98,7 +119,14 @@ std::vector<Store::Impl::DedupRow> Store::Impl::badDedupRows(Job& job) const
         } catch (const std::exception& ex) {
             r.why = std::string("dedup index row: ") + ex.what();
         }
-        if (!r.why.empty())
+        if (r.why.empty())
+            continue;
+        // A GC deletes the rows of the chunks it collects before it swaps
+        // generations: a row gone since it was read was not wrong.
+        auto lock = catalog->lock();
+        auto again = catalog->prepare("SELECT 1 FROM chunks WHERE sha256=?1 AND offset=?2");
+        again.bindBlob(1, r.sha256.data(), r.sha256.size()).bind(2, r.offset);
+        if (again.step())
             bad.push_back(std::move(r));
     }
     return bad;

@@ -292,8 +292,13 @@ RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink
         throw;
     } catch (const std::exception& ex) {
         finishFlight(false, ex.what());
-        if (delivered)
-            throw Error(d.dir + ": entry '" + e0.key + "' was restored completely, but merging it failed: " + ex.what());
+        if (delivered) {
+            // The output is complete and checked: the restore succeeded, the
+            // merge failing is the caller's warning, not its error.
+            r.mergeError = d.dir + ": entry '" + e0.key + "' was restored completely, but merging it failed (it stays "
+                           "unmerged): " + ex.what();
+            return r;
+        }
         // Another process may have merged it and deleted the parts under us:
         // continue from the pack where the stream stopped.
         auto e = d.entry(e0.id);
@@ -323,7 +328,8 @@ RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, 
     // written in place (OutputFile). The output is made final (truncated,
     // synced, renamed into place) as soon as every byte went out and matched
     // the SHA-256: for an unmerged entry, before the merge commits.
-    OutputFile out = OutputFile::open(outPath, [&job] { job.checkCancel(); });
+    // Never into this store: `S/pack/0.suffix` or `S/catalog.db`, spelled any way.
+    OutputFile out = OutputFile::open(outPath, [&job] { job.checkCancel(); }, &d->layout->root());
     bool delivered = false;
     const std::function<void()> deliver = [&] {
         if (out.kind() == OutputFile::Kind::Replace)

@@ -148,6 +148,19 @@ ALTER TABLE entries_generation_new RENAME TO entries_generation;
         R"SQL(
 ALTER TABLE parts ADD COLUMN crc32c INTEGER;
 )SQL",
+        // 5: who an entry belongs to beyond its scope, and where an imported
+        // one came from. A cache server partitions by repository as well as
+        // scope (github-actions-cache-server v9: key, version, scope,
+        // repoId), so an import keeps entries of two repositories apart; the
+        // origin ("actions:<server entry id>@<updatedAt>") recognises a
+        // repeated import. Native puts have repo '' and no origin.
+        R"SQL(
+ALTER TABLE entries ADD COLUMN repo TEXT NOT NULL DEFAULT '';
+ALTER TABLE entries ADD COLUMN origin TEXT;
+DROP INDEX entries_committed_unique;
+CREATE UNIQUE INDEX entries_committed_unique ON entries(key, version, scope, repo) WHERE state <> 'uploading';
+CREATE INDEX entries_origin ON entries(origin) WHERE origin IS NOT NULL;
+)SQL",
     };
     return list;
 }

@@ -60,6 +60,8 @@ EntryRow rowFrom(const Statement& s, int c)
     r.created = s.real(c + 9);
     r.lastAccess = s.isNull(c + 10) ? 0 : s.real(c + 10);
     r.synthetic = s.i64(c + 11) != 0;
+    r.repo = s.text(c + 12);
+    r.origin = s.isNull(c + 13) ? std::string() : s.text(c + 13);
     return r;
 }
 
@@ -74,7 +76,7 @@ int Store::Impl::threads() const
 void killPoint(const char* point)
 {
     static std::atomic<int> seen{0};
-    killPointFromEnv("CACHESCOPE_STORE_KILL_AT", point, seen);
+    killPointFromEnv(killpoints::store::kVariable, point, seen);
 }
 
 void Store::Impl::removeParts(int64_t id) const
@@ -82,7 +84,7 @@ void Store::Impl::removeParts(int64_t id) const
     // Never through a link (StoreLayout). A failure leaves an orphan that
     // fsck reports and `fsck --repair` removes: the row is already gone.
     try {
-        layout->removeParts(id, [] { killPoint("part removed"); });
+        layout->removeParts(id, [] { killPoint(killpoints::store::kPartRemoved); });
     } catch (const Error&) {
     }
 }
@@ -296,21 +298,16 @@ std::unique_ptr<Store> Store::init(const std::string& dir, StoreOptions options)
     impl->options = std::move(options);
     impl->catalog = std::make_unique<Catalog>(catalogPath, OpenMode::Create);
     migrateSchema(*impl->catalog);
-    impl->pack = pack::Pack::open(impl->layout->packFolder(true), true);
+    impl->pack = impl->layout->openPack(true);
     return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
 std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
 {
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0 && errno == ENOENT)
-        fail(dir, "not a cachescope store (the folder does not exist; create one with 'cachescope-cli store init')");
     auto impl = std::make_unique<Impl>();
     impl->dir = dir;
     impl->layout = std::make_unique<StoreLayout>(StoreLayout::open(dir));
-    const std::string catalogPath = impl->layout->catalogPath();
-    if (!impl->layout->hasCatalog())
-        fail(dir, "not a cachescope store (no catalog.db; create one with 'cachescope-cli store init')");
+    const std::string catalogPath = impl->layout->storeCatalogPath();
     // Checked on a connection that changes nothing: a read-write open would
     // switch an empty or foreign database to WAL before we could refuse it.
     int version = 0;
@@ -319,7 +316,8 @@ std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
         version = checkStoreSchema(probe);
     }
     impl->options = std::move(options);
-    const bool writable = storeWritable(*impl->layout);
+    // A hard-linked catalog is read, never written (Catalog::hardLinkRefusal).
+    const bool writable = storeWritable(*impl->layout) && Catalog::hardLinkRefusal(catalogPath).empty();
     impl->catalog = std::make_unique<Catalog>(catalogPath, writable ? OpenMode::ReadWrite : OpenMode::ReadOnly);
     if (writable) {
         migrateSchema(*impl->catalog);
@@ -329,7 +327,7 @@ std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
                           "cannot be migrated to " + std::to_string(latestSchemaVersion())
                           + "; open it once with write access");
     }
-    impl->pack = pack::Pack::open(impl->layout->packFolder(false), false);
+    impl->pack = impl->layout->openPack(false);
     return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 

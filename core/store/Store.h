@@ -20,24 +20,8 @@
 // with all its parts, or merged: the merge syncs the pack, then switches the
 // entry in one transaction, and only then deletes the parts.
 //
-// GC contract (the GC in core/gc relies on exactly this):
-//  * A GC starts with ONE write transaction (BEGIN IMMEDIATE) during which it
-//    holds the pack append lock (Pack::lockAppends) to read the split (= pack
-//    end), increments gc_state.epoch, sets gc_state.running=1 and .split, and
-//    reads the roots (root_offset of entries in state 'merged').
-//  * Every merge reads gc_state.epoch when it starts and re-reads it in its
-//    commit transaction (BEGIN IMMEDIATE). If the epoch changed, the merge is
-//    redone from its parts (objects it appended or reused may lie below the new
-//    split without being reachable from the GC's roots). Objects appended after
-//    the GC's start transaction lie >= split and GC keeps everything >= split.
-//  * While gc_state.running=1, dedup lookups only use chunk rows with
-//    offset >= gc_state.split. When a merge commits a chunk row whose SHA-256
-//    already has a row below the split during a GC, the row is moved to the new
-//    offset (>= split).
-//  * The GC deletes the chunk rows of chunks it collected in its final
-//    transaction (WHERE sha256=? AND offset=?, so a row moved above the split
-//    stays), and sets running=0.
-//  * Eviction only deletes catalog rows and parts; pack space is reclaimed by GC.
+// GC contract: what merges, eviction and the GC promise each other about
+// gc_state, the split and the dedup rows is written once, in core/gc/GcCatalog.h.
 //
 // Orphaned parts: evict, re-put (commit replacing an entry), abort and merge
 // delete catalog rows first and part folders after, so a crash in between
@@ -54,12 +38,8 @@
 // then deletes the renamed folder; a crash at any step leaves an orphan the
 // next run removes. reserve() likewise sets aside a stale folder of the id it
 // was given (ids of deleted rows are reused by SQLite).
-// CACHESCOPE_STORE_KILL_AT=point[:n] raises SIGKILL the n-th time a named
-// point is passed (crash tests): "evict remove" (before each evicted entry's
-// parts go), "replace remove" (commit, before a replaced entry's parts go),
-// "merge remove", "part removed" (after each part file is deleted),
-// "orphan renamed", "put appended" (putMerged: its objects appended and
-// synced, before its commit transaction).
+// Crash tests kill a process at named points (CACHESCOPE_STORE_KILL_AT, the
+// names in core/util/KillPoint.h).
 #pragma once
 #include "core/store/Chunker.h"
 #include "core/util/Sha256.h"
@@ -80,6 +60,8 @@ namespace pack { class Pack; }
 }
 
 namespace cs::store {
+
+struct StoreTestHooks;
 
 constexpr size_t kMaxKeyBytes = 4096;
 constexpr size_t kMaxPartBytes = size_t(256) << 20;   // a part larger than this is refused
@@ -102,10 +84,8 @@ struct StoreOptions {
     // checked when a first restore streams the parts and by fsck; see
     // "Integrity of a restore" in docs/formats.md.
     bool verifyChunks = false;
-    // Test hook: called by a merge after its objects are appended and synced,
-    // just before its commit transaction (tests bump gc_state.epoch here);
-    // with 0 by putMerged, whose entry has no id before that transaction.
-    std::function<void(int64_t entryId)> beforeMergeCommit;
+    // Tests only (StoreTesting.h); none in a real store.
+    std::shared_ptr<const StoreTestHooks> testHooks;
     // Content-defined chunking of merges. Keep the default in a real store:
     // other sizes cut other chunks, so nothing dedups with entries merged
     // before (tests use tiny chunks to get entries of many chunks).
@@ -125,7 +105,9 @@ struct EntryRow {
     uint32_t partCount = 0;
     double created = 0;          // unix seconds
     double lastAccess = 0;       // unix seconds; 0 = never restored
-    bool synthetic = false;      // made by generateSyntheticEntries
+    bool synthetic = false;      // made by testing::generateSyntheticEntries (StoreTesting.h)
+    std::string repo;            // the repository it belongs to ('' for native puts; schema 5)
+    std::string origin;          // where an imported entry came from ("actions:<id>@<updatedAt>"), else ''
 };
 
 // Restore lookup (GitHub Actions cache semantics): exact key, then the newest
@@ -146,6 +128,10 @@ struct RestoreResult {
     bool mergedNow = false;      // this restore merged the entry while streaming it
     bool waitedForMerge = false; // another restore in this process was merging it
     bool mergeSkipped = false;   // unmerged in a store this process may not write: streamed from the parts, left unmerged
+    // Unmerged, restored completely (every byte out and matching the
+    // SHA-256), but the merge behind it failed (a full disk): the restore
+    // succeeded and the entry stays unmerged; this says why, for a warning.
+    std::string mergeError;
 };
 
 struct MergeResult {
@@ -176,10 +162,18 @@ struct EvictPolicy {
     std::vector<std::string> keys;           // these keys (any version and scope)
     bool dryRun = false;
     double now = 0;                          // 0 = current time
+    // An upload (state uploading) goes only when it has been idle this long
+    // (reserved and no part written since), whatever the policy: a running
+    // `store put` is never evicted under it. Default: a day, the age at
+    // which fsck calls an upload stale.
+    double staleUploadSeconds = 24 * 3600;
 };
 
 struct EvictResult {
     std::vector<EntryRow> evicted;           // (or would be, in a dry run)
+    // Uploads the policy named that are still running (idle for less than
+    // staleUploadSeconds): kept, and listed so the preview says so.
+    std::vector<EntryRow> keptRunningUploads;
     uint64_t bytes = 0;                      // logical bytes evicted
     uint64_t partBytes = 0;                  // part bytes freed on disk
     bool dryRun = false;
@@ -301,6 +295,12 @@ public:
     // unmerged and replaces an older entry with the same key, version and
     // scope in the same transaction. A failed commit changes nothing.
     EntryRow commit(int64_t uploadId, std::optional<uint32_t> expectedParts = {});
+    // Before commit: the upload is an import, with the owner (repo), creation
+    // time (unix seconds, kept by commit) and origin its source gave it. The
+    // commit then replaces an entry of the same key, version, scope and repo.
+    void setImportedIdentity(int64_t uploadId, const std::string& repo, double created, const std::string& origin);
+    // The committed entry imported from `origin`, if any.
+    std::optional<EntryRow> findImported(const std::string& origin) const;
     void abortUpload(int64_t uploadId);
     // Convenience: reserve, cut the file into parts of partSize, upload them in
     // shuffled order from `threads` threads, commit.
@@ -383,10 +383,6 @@ public:
     std::vector<EntryRow> listEntries(const PageAnchors& anchors, uint64_t offset, uint64_t limit,
                                       bool* stale = nullptr) const;
     EntryDetails entryDetails(int64_t id) const;
-    // Inserts n catalog rows (scope "synthetic", keys "synthetic/<n>/...",
-    // state merged) pointing at a few real tiny shared roots, so they restore
-    // correctly. For tests and benchmarks of the browser.
-    void generateSyntheticEntries(uint64_t n, Job& job);
 
     struct Impl;
 

@@ -4,6 +4,8 @@
 #include "core/store/Catalog.h"
 #include "core/store/Store.h"
 #include "core/store/StoreLayout.h"
+#include "core/store/StoreTesting.h"
+#include "core/util/KillPoint.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -18,7 +20,8 @@ namespace cs::store {
 
 // Columns selected for an EntryRow, in the order rowFrom() reads them.
 constexpr const char* kEntryColumns =
-    "id, key, version, scope, size, sha256, state, root_offset, part_count, created, last_access, synthetic";
+    "id, key, version, scope, size, sha256, state, root_offset, part_count, created, last_access, synthetic, repo, "
+    "origin";
 EntryRow rowFrom(const Statement& s, int first = 0);
 
 // One merge of an entry running in this process; concurrent restores of the
@@ -82,11 +85,11 @@ struct Store::Impl {
     PutResult mergeFile(const File& in, uint64_t size, const std::string& key, const std::string& version,
                         const std::string& scope, Job& job);
     // In a commit's write transaction: deletes the committed entries with
-    // this key, version and scope other than keep, with their part rows, and
+    // this key, version, scope (and repo) other than keep, with their part rows, and
     // returns their ids; their parts go after the commit (removeReplaced,
     // the "replace remove" kill point before each).
     std::vector<int64_t> deleteReplaced(const std::string& key, const std::string& version, const std::string& scope,
-                                        int64_t keep) const;
+                                        int64_t keep, const std::string& repo = {}) const;
     void removeReplaced(const std::vector<int64_t>& ids) const;
     // In the write transaction that took id: a folder parts/<id> already there
     // is an orphan (a crash between deleting the row that had the id, which
@@ -121,6 +124,9 @@ struct Store::Impl {
     // dedup rows that do not name their chunk.
     std::vector<FsckProblem> findPackLeftovers() const;
     std::vector<EntryRow> staleUploads(double now) const;
+    // When an upload last did something: its reservation, or the newest
+    // write into its parts folder (a part file, or the folder itself).
+    double lastUploadActivity(const EntryRow& upload) const;
     struct DedupRow {
         std::string sha256;
         uint64_t offset = 0;
@@ -138,7 +144,8 @@ struct Store::Impl {
 constexpr double kStaleUploadSeconds = 24 * 3600;
 FsckProblem staleUploadProblem(const EntryRow& e, double now);
 
-// CACHESCOPE_STORE_KILL_AT=point[:n]: SIGKILL the n-th time `point` is passed.
+// CACHESCOPE_STORE_KILL_AT=point[:n]: SIGKILL the n-th time `point` (one of
+// killpoints::store) is passed.
 void killPoint(const char* point);
 
 // Writes objects (chunks and nodes) for a list of chunk refs: nodes of at most

@@ -1,5 +1,6 @@
 #include "core/store/StoreLayout.h"
 
+#include "core/pack/Pack.h"
 #include "core/util/Error.h"
 #include "core/util/OutputFile.h"
 
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 
 namespace cs::store {
 
@@ -45,7 +47,13 @@ void StoreLayout::makeParts()
     parts_ = root_.trySub(kParts);
 }
 
-StoreLayout StoreLayout::open(const std::string& dir) { return StoreLayout(Folder::open(dir)); }
+StoreLayout StoreLayout::open(const std::string& dir)
+{
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 && errno == ENOENT)
+        fail(dir, "not a cachescope store (the folder does not exist; create one with 'cachescope-cli store init')");
+    return StoreLayout(Folder::open(dir));
+}
 
 StoreLayout StoreLayout::create(const std::string& dir) { return StoreLayout(Folder::openOrCreate(dir)); }
 
@@ -68,6 +76,23 @@ std::string StoreLayout::catalogPath() const
 
 bool StoreLayout::hasCatalog() const { return root_.kindOf(kCatalog) == Folder::Kind::File; }
 
+std::string StoreLayout::storeCatalogPath() const
+{
+    std::string path = catalogPath();
+    if (!hasCatalog())
+        fail(dir(), "not a cachescope store (no catalog.db; create one with 'cachescope-cli store init')");
+    return path;
+}
+
+bool StoreLayout::namesCatalog(const std::string& dir)
+{
+    try {
+        return open(dir).root().kindOf(kCatalog) != Folder::Kind::Missing;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
 bool StoreLayout::hasPackFolder() const { return root_.kindOf(kPack) == Folder::Kind::Folder; }
 
 Folder StoreLayout::packFolder(bool create) const
@@ -80,6 +105,11 @@ Folder StoreLayout::packFolder(bool create) const
     if (k == Folder::Kind::Missing && create)
         return root_.subOrCreate(kPack);
     return root_.sub(kPack);
+}
+
+std::unique_ptr<pack::Pack> StoreLayout::openPack(bool create) const
+{
+    return pack::Pack::open(packFolder(create), create);
 }
 
 const Folder& StoreLayout::parts() const

@@ -22,8 +22,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+
+namespace cs::pack { class Pack; }
 
 namespace cs::store {
 
@@ -33,7 +36,8 @@ public:
     static constexpr const char* kParts = "parts";
     static constexpr const char* kPack = "pack";
 
-    // An existing store folder (catalog.db need not exist: callers decide).
+    // An existing store folder (catalog.db need not exist: callers decide);
+    // a missing folder is "not a cachescope store" in one sentence.
     static StoreLayout open(const std::string& dir);
     // Creates the store folder and parts/ when missing.
     static StoreLayout create(const std::string& dir);
@@ -45,9 +49,21 @@ public:
     // missing (a link there is refused).
     std::string catalogPath() const;
     bool hasCatalog() const;
+    // catalogPath() of a folder that must be a store: "not a cachescope
+    // store (no catalog.db; ...)" naming the folder when it is missing.
+    std::string storeCatalogPath() const;
+    // Whether dir holds an entry named catalog.db of any kind (a link or a
+    // folder there is refused, with its reason, by whatever opens it next):
+    // how a store folder is told from another before it is opened. Never throws.
+    static bool namesCatalog(const std::string& dir);
+    // dir/catalog.db as text, for labels and messages; open it through catalogPath().
+    static std::string catalogLabel(const std::string& dir) { return dir + "/" + kCatalog; }
 
     // pack/: refused with a sentence when it is a link or not a folder.
     Folder packFolder(bool create) const;
+    // The pack in packFolder(create), for everything that reads or writes a
+    // store's pack (the GUI's pack views included).
+    std::unique_ptr<pack::Pack> openPack(bool create) const;
     bool hasPackFolder() const;
 
     // parts/; an error naming it when it is missing or could not be opened.

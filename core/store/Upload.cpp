@@ -91,12 +91,12 @@ void Store::Impl::dropSetAside(const std::string& name) const
 }
 
 std::vector<int64_t> Store::Impl::deleteReplaced(const std::string& key, const std::string& version,
-                                                 const std::string& scope, int64_t keep) const
+                                                 const std::string& scope, int64_t keep, const std::string& repo) const
 {
     std::vector<int64_t> replaced;
-    auto old = catalog->prepare(
-        "SELECT id FROM entries WHERE key=?1 AND version=?2 AND scope=?3 AND state<>'uploading' AND id<>?4");
-    old.bindText(1, key).bindText(2, version).bindText(3, scope).bind(4, keep);
+    auto old = catalog->prepare("SELECT id FROM entries WHERE key=?1 AND version=?2 AND scope=?3 AND repo=?5 AND "
+                                "state<>'uploading' AND id<>?4");
+    old.bindText(1, key).bindText(2, version).bindText(3, scope).bind(4, keep).bindText(5, repo);
     while (old.step())
         replaced.push_back(old.i64(0));
     for (int64_t r : replaced) {
@@ -111,7 +111,7 @@ void Store::Impl::removeReplaced(const std::vector<int64_t>& ids) const
     // The old entries' rows are gone; their parts go after the commit (a
     // crash now leaves orphans for removeOrphans).
     for (int64_t r : ids) {
-        killPoint("replace remove");
+        killPoint(killpoints::store::kReplaceRemove);
         removeParts(r);
     }
 }
@@ -182,7 +182,7 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
         st.bind(1, id);
         if (!st.step() || st.text(0) != "uploading")
             throw Error(d->dir + ": upload " + std::to_string(id) + " was committed or removed meanwhile");
-        replaced = d->deleteReplaced(e.key, e.version, e.scope, id);
+        replaced = d->deleteReplaced(e.key, e.version, e.scope, id, e.repo);
         d->catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, id).run();
         auto ins = d->catalog->prepare("INSERT INTO parts(entry_id, idx, size, crc32c) VALUES(?1, ?2, ?3, ?4)");
         for (uint32_t i = 0; i < n; ++i) {
@@ -190,8 +190,9 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
             ins.bind(1, id).bind(2, i).bind(3, sizes[i]).bind(4, crcs[i]).run();
         }
         const double now = nowSeconds();
-        d->catalog->prepare("UPDATE entries SET state='unmerged', size=?2, sha256=?3, part_count=?4, created=?5, "
-                            "committed=?5 WHERE id=?1")
+        // An import keeps the creation time its source gave it.
+        d->catalog->prepare("UPDATE entries SET state='unmerged', size=?2, sha256=?3, part_count=?4, "
+                            "created=CASE WHEN origin IS NULL THEN ?5 ELSE created END, committed=?5 WHERE id=?1")
             .bind(1, id)
             .bind(2, total)
             .bindText(3, hex)
@@ -214,6 +215,30 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
         }
     }
     return *d->entry(id);
+}
+
+void Store::setImportedIdentity(int64_t id, const std::string& repo, double created, const std::string& origin)
+{
+    checkKey(repo, "repo");
+    Transaction tx(*d->catalog, Transaction::Immediate);
+    requireUploading(*d, id);
+    d->catalog->prepare("UPDATE entries SET repo=?2, created=?3, origin=?4 WHERE id=?1")
+        .bind(1, id)
+        .bindText(2, repo)
+        .bind(3, created)
+        .bindText(4, origin)
+        .run();
+    tx.commit();
+}
+
+std::optional<EntryRow> Store::findImported(const std::string& origin) const
+{
+    auto q = d->catalog->prepare(std::string("SELECT ") + kEntryColumns
+                                 + " FROM entries WHERE origin=?1 AND state<>'uploading' LIMIT 1");
+    q.bindText(1, origin);
+    if (!q.step())
+        return std::nullopt;
+    return rowFrom(q);
 }
 
 void Store::abortUpload(int64_t id)

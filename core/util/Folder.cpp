@@ -231,10 +231,17 @@ File Folder::openFile(const std::string& rel, int flags, int mode) const
 // wait for a peer that never comes, beyond Ctrl-C. Opened with O_NONBLOCK
 // (returns at once: a FIFO for reading opens, for writing fails with ENXIO)
 // and refused unless it is a regular file.
+//
+// A file opened for writing must have one link: a hard link planted in a
+// store (`ln -f outside/victim S/pack/1.suffix`) would make an append or a
+// truncation change the file behind the other name. O_TRUNC is applied
+// after that check, never by the open itself. Reads are unaffected.
 std::optional<File> Folder::tryOpenFile(const std::string& rel, int flags, int mode) const
 {
+    const bool writes = (flags & O_ACCMODE) != O_RDONLY;
+    const bool truncate = (flags & O_TRUNC) != 0;
     bool missing = false;
-    const int fd = resolve(rel, flags | O_NONBLOCK, mode, missing);
+    const int fd = resolve(rel, (flags & ~O_TRUNC) | O_NONBLOCK, mode, missing);
     if (missing)
         return std::nullopt;
     File f = File::adopt(fd, pathOf(rel));
@@ -243,6 +250,12 @@ std::optional<File> Folder::tryOpenFile(const std::string& rel, int flags, int m
         failErrno(f.path(), "cannot stat");
     if (!S_ISREG(st.st_mode))
         failNotRegular(f.path());
+    if (writes && st.st_nlink > 1)
+        fail(f.path(), "has " + std::to_string(st.st_nlink) + " hard links (the same file under another name); "
+                       "cachescope never writes a store file another name shares, nothing was written: "
+                       "replace it with a copy of its own (cp --remove-destination, or remove the other name)");
+    if (truncate && ::ftruncate(fd, 0) != 0)
+        failErrno(f.path(), "cannot truncate");
     f.setBlocking();
     return f;
 }

@@ -98,6 +98,49 @@ int openInPlace(const std::string& path, bool throughLink, const std::function<v
     }
 }
 
+std::string parentOf(const std::string& path)
+{
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+bool sameFolder(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+// The output's folder as the kernel resolves it, then each folder above it
+// through "..", compared by device and inode with the store's folder.
+void refuseInside(const std::string& path, const Folder& store)
+{
+    struct stat root {};
+    if (::fstat(store.fd(), &root) != 0)
+        failErrno(store.path(), "cannot stat the store's folder");
+    const std::string parent = parentOf(path);
+    const Folder start = Folder::open(parent);
+    int fd = ::fcntl(start.fd(), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        failErrno(parent, "cannot look at the output's folder");
+    File holder = File::adopt(fd, parent);
+    struct stat here {};
+    if (::fstat(fd, &here) != 0)
+        failErrno(parent, "cannot stat the output's folder");
+    for (int depth = 0; depth < 4096; ++depth) {
+        if (sameFolder(here, root))
+            fail(path, "lies inside the store " + store.path()
+                           + ", which this command has open; an output never goes into a store's folder "
+                             "(it could replace the store's own files): name a file outside it");
+        const int up = ::openat(holder.fd(), "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (up < 0)
+            failErrno(parent, "cannot look at the folders above the output");
+        File next = File::adopt(up, parent + "/..");
+        struct stat above {};
+        if (::fstat(up, &above) != 0)
+            failErrno(parent, "cannot stat the folders above the output");
+        if (sameFolder(above, here))
+            return;   // the root of the file system
+        holder = std::move(next);
+        here = above;
+    }
+}
+
 } // namespace
 
 void OutputFile::forceNamedTemp(bool on) { namedTempOnly = on; }
@@ -140,7 +183,7 @@ void OutputFile::discard() noexcept
     }
 }
 
-OutputFile OutputFile::open(const std::string& path, std::function<void()> cancelCheck)
+OutputFile OutputFile::open(const std::string& path, std::function<void()> cancelCheck, const Folder* keepOutOf)
 {
     OutputFile out;
     out.path_ = path;
@@ -155,6 +198,8 @@ OutputFile OutputFile::open(const std::string& path, std::function<void()> cance
         out.file_ = File::adopt(fd, "standard output");
         return out;
     }
+    if (keepOutOf)
+        refuseInside(path, *keepOutOf);
     struct stat st {};
     bool exists = ::lstat(path.c_str(), &st) == 0;
     if (!exists && errno != ENOENT)
@@ -193,7 +238,7 @@ OutputFile OutputFile::open(const std::string& path, std::function<void()> cance
     }
     // A regular file or nothing: a temp file beside it, renamed on commit().
     const auto slash = path.rfind('/');
-    const std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    const std::string parent = parentOf(path);
     out.name_ = slash == std::string::npos ? path : path.substr(slash + 1);
     if (out.name_.empty() || out.name_ == "." || out.name_ == "..")
         fail(path, "does not name a file");
@@ -218,6 +263,12 @@ OutputFile OutputFile::open(const std::string& path, std::function<void()> cance
     out.seekable_ = true;
     out.file_ = File::adopt(fd, path);
     return out;
+}
+
+void refuseOutputInside(const std::string& path, const Folder& folder)
+{
+    if (!isStdoutName(path))
+        refuseInside(path, folder);
 }
 
 OutputFile OutputFile::openIn(const Folder& folder, const std::string& name, int finalMode)

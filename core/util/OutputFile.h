@@ -60,7 +60,15 @@ public:
     // (the CLI's Ctrl-C handler), so Ctrl-C did nothing. With it the FIFO is
     // opened with O_NONBLOCK (ENXIO until a reader comes, then retried) and
     // stays non-blocking, writeAll() polling for room.
-    static OutputFile open(const std::string& path, std::function<void()> cancelCheck = {});
+    //
+    // keepOutOf (a store's folder, for a command that has that store open):
+    // a target inside it is refused before anything is created, whatever
+    // the spelling (`..`, a link to the store or to a folder in it, a bind
+    // mount): the target's folder, as the kernel resolves it, and every
+    // folder above it (walked up through "..") are compared with keepOutOf
+    // by device and inode.
+    static OutputFile open(const std::string& path, std::function<void()> cancelCheck = {},
+                           const Folder* keepOutOf = nullptr);
     // name in a folder opened without links: a store's control file, a part.
     static OutputFile openIn(const Folder& folder, const std::string& name, int finalMode = 0644);
 
@@ -100,6 +108,11 @@ private:
     std::string tempName_;             // Replace with a named temp: its name in folder_
     int finalMode_ = -1;
 };
+
+// Throws when path, spelled any way, lies inside folder (the check
+// open(path, ..., &folder) makes), for an output another program writes
+// (the chart the GUI binary draws for `bench --plot`).
+void refuseOutputInside(const std::string& path, const Folder& folder);
 
 // path ends up in standard output ("-", /dev/stdout, or the very file,
 // pipe or terminal descriptor 1 is): a command's own summary must then go

@@ -35,6 +35,16 @@ static std::string lower(std::string_view s)
     return out;
 }
 
+std::optional<int64_t> parseInteger(std::string_view text)
+{
+    // from_chars reads base 10 only: no 0x or leading-zero octal, no sign but '-'.
+    int64_t value = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), value, 10);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
 std::optional<uint64_t> parseSize(std::string_view text)
 {
     std::string s = lower(text);

@@ -5,6 +5,7 @@
 // (default a temp store of 1,000,000 synthetic entries). Prints medians of 5.
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
+#include "core/store/StoreTesting.h"
 
 #include <algorithm>
 #include <chrono>
@@ -36,7 +37,7 @@ int main(int argc, char** argv)
         auto s = Store::init(dir);
         cs::Job job;
         const auto a = std::chrono::steady_clock::now();
-        s->generateSyntheticEntries(n, job);
+        cs::store::testing::generateSyntheticEntries(*s, n, job);
         std::printf("generated %llu synthetic entries in %.1f s\n", static_cast<unsigned long long>(n),
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
     }

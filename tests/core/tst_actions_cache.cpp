@@ -276,7 +276,7 @@ private slots:
         QCOMPARE(planned, (std::set<std::string>{"buildkit-unmerged-12-parts", "windows-merge-stalled",
                                                  "macos-never-downloaded", "linux-node-merged-parts-left"}));
         Job job("merge");
-        const auto results = cache->merge({}, job);
+        const auto results = cache->merge({}, job, WriteOptions{false, 0});   // no grace: parts go at once
         QCOMPARE(results.size(), size_t(4));
         for (const auto& r : results)
             QVERIFY2(!r.error, r.action.c_str());
@@ -463,9 +463,14 @@ private slots:
         QCOMPARE(keysOf(cache->planEvict({{}, day * 3 / 2, {}, {}})), (std::set<std::string>{"1001", "1005"}));
         QCOMPARE(keysOf(cache->planEvict({{}, {}, {}, {"linux-*"}})), (std::set<std::string>{"1001", "1002"}));
         // A budget: least recently used first until the rest fits.
+        // A budget: least recently used first until the rest fits; the
+        // pending upload's parts take space too.
         uint64_t total = 0;
         for (const auto& e : f.entries())
             total += uint64_t(e.size);
+        for (const auto& u : cache->uploads())
+            total += u.partBytes;
+        QVERIFY(cache->planEvict({{}, {}, total, {}}).empty());
         const auto budget = cache->planEvict({{}, {}, total - 1, {}});
         QCOMPARE(keysOf(budget), (std::set<std::string>{"1005"}));
 
@@ -518,17 +523,26 @@ private slots:
                  (std::multiset<std::string>{"stalled-merge:1004", "unfinished-upload:7001", "storage-error:notes.txt"}));
 
         // The data dir named as storage: the database is a file there, never an orphan.
+        // It does not even open: that folder holds none of the catalog's folders.
         const auto before = testsupport::hashTree(f.dataDir());
-        auto wrong = ActionsCache::open(resolveDataDir(f.dataDir().toStdString(), {}, f.dataDir().toStdString()), true);
+        try {
+            ActionsCache::open(resolveDataDir(f.dataDir().toStdString(), {}, f.dataDir().toStdString()), true);
+            QFAIL("opened the data dir as its own storage folder");
+        } catch (const cs::Error& e) {
+            QVERIFY2(QString(e.what()).contains("holds none of the folders the database"), e.what());
+        }
+        // Built by hand past that check, removeOrphans still refuses.
+        ActionsCache wrong(openSqliteCatalog(f.dbPath().toStdString(), true),
+                           openFilesystemStorage(f.dataDir().toStdString()));
         Job again("orphans");
         try {
-            wrong->removeOrphans(again);
+            wrong.removeOrphans(again);
             QFAIL("removed orphans from the wrong storage folder");
         } catch (const cs::Error& e) {
             QVERIFY2(QString(e.what()).contains("is it the right storage folder"), e.what());
         }
         QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(f.dataDir())), QStringList());
-        for (const auto& fi : wrong->planRemoveOrphans())  // "storage" and sqlite.db are never candidates
+        for (const auto& fi : wrong.planRemoveOrphans())  // "storage" and sqlite.db are never candidates
             QVERIFY2(fi.folder != "storage" && fi.folder != "sqlite.db", fi.folder.c_str());
         QCOMPARE(store::Catalog::journalModeOnDisk(f.dbPath().toStdString()), std::string("delete"));
     }
@@ -586,6 +600,99 @@ private slots:
             QVERIFY2(testsupport::readFile(out) == e.blob, folder);
         }
         QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(dir.path())), QStringList());
+    }
+
+    // The same key and version saved by repo 1 on main, repo 777, and on
+    // refs/heads/feature stay three native entries, each with the server's
+    // scope, repo and updatedAt (read back with SQL); a second import
+    // stores nothing and skips them all; a row naming a missing location
+    // is one named failure and the rest is stored.
+    void importKeepsWhoOwnsEachEntry()
+    {
+        QTemporaryDir dir, target;
+        ActionsCacheFixture f(dir.path());
+        const auto& base = f.entry("1001");
+        const QString key = base.key, version = base.version;
+        struct Owner {
+            QString id, folder, scope, repo;
+            qint64 updatedAt;
+            QByteArray blob;
+        };
+        const QVector<Owner> owners{{"own-777", "8001", "refs/heads/main", "777", 1700000001000, "repo 777's bytes"},
+                                    {"own-feat", "8002", "refs/heads/feature", "1", 1700000002000, "feature bytes"}};
+        for (const auto& o : owners) {
+            QDir().mkpath(f.storageDir() + "/" + o.folder);
+            testsupport::writeFile(f.storageDir() + "/" + o.folder + "/merged", o.blob);
+            f.exec(QString("INSERT INTO storage_locations (id, folderName, partCount, mergeStartedAt, mergedAt, "
+                           "partsDeletedAt) VALUES ('loc-%1', '%2', 1, 1, 1, 1); INSERT INTO cache_entries (id, key, "
+                           "version, scope, repoId, updatedAt, locationId) VALUES ('%1', '%3', '%4', '%5', '%6', %7, "
+                           "'loc-%1')")
+                       .arg(o.id, o.folder, key, version, o.scope, o.repo)
+                       .arg(o.updatedAt));
+        }
+        auto cache = ActionsCache::open(pathsOf(f));
+        const std::string storeDir = target.filePath("store").toStdString();
+        auto store = store::Store::init(storeDir);
+        const std::vector<std::string> ids{base.id.toStdString(), "own-777", "own-feat"};
+        Job job("import");
+        auto r = cache->importInto(*store, ids, {}, 4096, false, job);
+        QCOMPARE(r.entries, uint64_t(3));
+        QCOMPARE(r.skipped, uint64_t(0));
+        QVERIFY(r.failed.empty());
+        // What the native catalog holds for that key, by SQL.
+        const auto rows = [&] {
+            QStringList out;
+            sqlite3* db = nullptr;
+            sqlite3_open_v2((storeDir + "/catalog.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+            sqlite3_stmt* st = nullptr;
+            sqlite3_prepare_v2(db, ("SELECT scope, repo, CAST(round(created * 1000) AS INTEGER), size FROM entries "
+                                    "WHERE key = '" + key.toStdString() + "' ORDER BY repo, scope").c_str(),
+                               -1, &st, nullptr);
+            while (sqlite3_step(st) == SQLITE_ROW)
+                out << QString("%1|%2|%3|%4")
+                           .arg(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)),
+                                reinterpret_cast<const char*>(sqlite3_column_text(st, 1)))
+                           .arg(sqlite3_column_int64(st, 2))
+                           .arg(sqlite3_column_int64(st, 3));
+            sqlite3_finalize(st);
+            sqlite3_close(db);
+            return out;
+        };
+        qint64 baseUpdated = 0;
+        for (const auto& e : cache->entries())
+            if (e.id == base.id.toStdString())
+                baseUpdated = e.updatedAtMs;
+        const QStringList want{QString("refs/heads/feature|1|1700000002000|%1").arg(owners[1].blob.size()),
+                               QString("refs/heads/main|1|%1|%2").arg(baseUpdated).arg(base.size),
+                               QString("refs/heads/main|777|1700000001000|%1").arg(owners[0].blob.size())};
+        QCOMPARE(rows(), want);
+        // Each restores its own bytes.
+        for (const auto& o : owners) {
+            const auto row = store->findImported("actions:" + o.id.toStdString() + "@" + std::to_string(o.updatedAt));
+            QVERIFY(row);
+            QCOMPARE(QString::fromStdString(row->repo), o.repo);
+            const QString out = target.filePath(o.id + ".out");
+            Job restore("restore");
+            store->restoreEntryToFile(row->id, out.toStdString(), restore);
+            QCOMPARE(testsupport::readFile(out), o.blob);
+        }
+        // Again: recognised, nothing stored.
+        Job again("import");
+        r = cache->importInto(*store, ids, {}, 4096, false, again);
+        QCOMPARE(r.entries, uint64_t(0));
+        QCOMPARE(r.skipped, uint64_t(3));
+        QCOMPARE(rows(), want);
+        // A row naming a location that is not there: that entry fails by name, the rest is stored.
+        f.exec("INSERT INTO cache_entries (id, key, version, scope, repoId, updatedAt, locationId) VALUES "
+               "('lost-entry', 'lost-key', 'v1', 'refs/heads/main', '1', 1700000003000, 'no-such-location')");
+        auto fresh = ActionsCache::open(pathsOf(f));
+        Job third("import");
+        r = fresh->importInto(*store, {"lost-entry", f.entry("1005").id.toStdString()}, {}, 4096, false, third);
+        QCOMPARE(r.entries, uint64_t(1));
+        QCOMPARE(int(r.failed.size()), 1);
+        QCOMPARE(r.failed[0].id, std::string("lost-entry"));
+        QCOMPARE(r.failed[0].key, std::string("lost-key"));
+        QVERIFY2(r.failed[0].reason.find("no-such-location") != std::string::npos, r.failed[0].reason.c_str());
     }
 
     void damagedDataIsOneError()

@@ -144,7 +144,7 @@ private slots:
         QVERIFY2(r.out.contains("would merge 12 parts into merged for 'buildkit-unmerged-12-parts'"), r.out.constData());
         QVERIFY(r.out.contains("nothing changed"));
         QVERIFY(!QFile::exists(f.storageDir() + "/1003/merged"));
-        r = cli({"actions-cache", "merge", f.dataDir(), id, "--write", "--json"});
+        r = cli({"actions-cache", "merge", f.dataDir(), id, "--write", "--json", "--parts-grace", "0"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject result = jsonOf(r)["results"].toArray()[0].toObject();
         QCOMPARE(result["merged"].toBool(), true);
@@ -171,6 +171,48 @@ private slots:
         QCOMPARE(jsonOf(r)["entries"].toArray().size(), f.entries().size() - 1);
     }
 
+    // Counts and words: "1 finding", "1 pending upload", an upload called an
+    // upload, a shared location's bytes freed once, pending uploads' bytes
+    // in the totals and in --max-size, reap-uploads.
+    void wordsCountsAndTotals()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        auto r = cli({"actions-cache", "verify", f.dataDir()});
+        QVERIFY2(r.out.contains("(upload 'upload-never-finished') [unfinished-upload]"), r.out.constData());
+        QVERIFY2(r.out.endsWith("4 findings\n"), r.out.constData());
+        r = cli({"actions-cache", "ls", f.dataDir()});
+        QVERIFY2(r.out.contains("5 entries, "), r.out.constData());
+        QVERIFY2(r.out.contains("; 1 pending upload, "), r.out.constData());
+        // A second entry on 1005's location: evicting both frees its bytes once.
+        f.exec("INSERT INTO cache_entries (id, key, version, scope, repoId, updatedAt, locationId) SELECT 'twin', "
+               "'macos-twin', version, scope, repoId, updatedAt, locationId FROM cache_entries WHERE key = "
+               "'macos-never-downloaded'");
+        r = cli({"actions-cache", "evict", f.dataDir(), "--key", "macos-*", "--json"});
+        QCOMPARE(jsonOf(r)["entries"].toArray().size(), 2);
+        QCOMPARE(jsonOf(r)["bytes"].toInteger(), f.entry("1005").size);
+        // The pending upload's parts count against --max-size: a budget the
+        // entries alone fit is exceeded once they are added.
+        qint64 entriesBytes = 0;
+        for (const auto& e : jsonOf(cli({"actions-cache", "ls", f.dataDir(), "--json"}))["entries"].toArray())
+            entriesBytes += e.toObject()["size"].toInteger();
+        r = cli({"actions-cache", "evict", f.dataDir(), "--max-size", QString::number(entriesBytes), "--json"});
+        QVERIFY2(!jsonOf(r)["entries"].toArray().isEmpty(), r.out.constData());
+        // reap-uploads: the fixture's upload is 1 h 30 min idle.
+        r = cli({"actions-cache", "reap-uploads", f.dataDir()});
+        QVERIFY2(r.out.contains("0 uploads, 0 B (nothing changed"), r.out.constData());
+        r = cli({"actions-cache", "reap-uploads", f.dataDir(), "--older-than", "1h", "--write", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(jsonOf(r)["uploads"].toArray().size(), 1);
+        QVERIFY(!QFileInfo::exists(f.storageDir() + "/7001"));
+        QVERIFY2(cli({"actions-cache", "ls", f.dataDir()}).out.contains("; 0 pending uploads, "), "upload row left");
+        f.exec("DELETE FROM storage_locations WHERE folderName = '1006'");
+        QVERIFY(QDir(f.storageDir() + "/9999").removeRecursively());
+        QVERIFY(QDir(f.storageDir() + "/1006").removeRecursively());
+        r = cli({"actions-cache", "verify", f.dataDir()});
+        QVERIFY2(r.out.endsWith("1 finding\n"), r.out.constData());   // the stalled merge
+    }
+
     void writesRefuseWhileTheServerLooksActive()
     {
         QTemporaryDir dir;
@@ -181,14 +223,35 @@ private slots:
                                      QStringList{"evict", f.dataDir(), "--older-than", "1d", "--write"}}) {
             const auto r = cli(QStringList{"actions-cache"} + c);
             QCOMPARE(r.exitCode, 1);
-            QVERIFY2(r.err.contains("the server looks active (upload 7001 ('upload-never-finished') received a part"),
+            QVERIFY2(r.err.contains("the server looks active: upload 7001 ('upload-never-finished') received a part"),
                      r.err.constData());
+            QVERIFY2(r.err.contains("To write: wait 4 min"), r.err.constData());
             QCOMPARE(r.err.count('\n'), 1);
             checkUnchanged(f, before, c.join(' '));
         }
         const auto r = cli({"actions-cache", "evict", f.dataDir(), "--older-than", "30d", "--write", "--force"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(!QFileInfo::exists(f.storageDir() + "/1005"));
+    }
+
+    // A --storage that is not this server's: an error naming both halves,
+    // never "19 entries, 0 B, parts deleted" and exit 0.
+    void aWrongStorageIsAnErrorNamingBothPaths()
+    {
+        QTemporaryDir dir, other;
+        ActionsCacheFixture f(dir.path());
+        QDir().mkpath(other.filePath("12345/parts"));   // a folder of some other server
+        for (const QString& storage : {other.path(), other.filePath("no-such-folder")}) {
+            for (const char* cmd : {"ls", "verify"}) {
+                const auto r = cli({"actions-cache", cmd, f.dataDir(), "--storage", storage});
+                QVERIFY2(r.exitCode == 1, qPrintable(QString(cmd) + ": " + r.out));
+                QVERIFY2(r.err.contains(storage.toUtf8()), r.err.constData());
+                QVERIFY2(r.err.contains(f.dbPath().toUtf8()), r.err.constData());
+                QCOMPARE(r.err.count('\n'), 1);
+            }
+        }
+        // The right one still opens.
+        QCOMPARE(cli({"actions-cache", "ls", f.dataDir(), "--storage", f.storageDir()}).exitCode, 0);
     }
 
     void usageErrorsExitTwo()
@@ -329,8 +392,8 @@ private slots:
         QTemporaryDir dir;
         ActionsCacheFixture f(dir.path());
         const auto& fe = f.entry("1003");
-        auto r = cliWithEnv({"actions-cache", "merge", f.dataDir(), fe.id, "--write"}, "CACHESCOPE_ACTIONS_KILL_AT",
-                            point);
+        auto r = cliWithEnv({"actions-cache", "merge", f.dataDir(), fe.id, "--write", "--parts-grace", "0"},
+                            "CACHESCOPE_ACTIONS_KILL_AT", point);
         QVERIFY2(r.exitCode == -1, qPrintable("not killed at " + point + ": " + r.err));
         // What the server would serve now is the blob: merged once mergedAt
         // is set, else the parts, all there.
@@ -346,7 +409,7 @@ private slots:
                 QCOMPARE(testsupport::readFile(f.storageDir() + "/1003/parts/" + QString::number(i)), fe.parts[i]);
         }
         // A re-run finishes (forced: the killed run's mergeStartedAt looks like a running server).
-        r = cli({"actions-cache", "merge", f.dataDir(), fe.id, "--write", "--force"});
+        r = cli({"actions-cache", "merge", f.dataDir(), fe.id, "--write", "--force", "--parts-grace", "0"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(testsupport::readFile(f.storageDir() + "/1003/merged"), fe.blob);
         QCOMPARE(QDir(f.storageDir() + "/1003").entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),

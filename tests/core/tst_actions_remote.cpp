@@ -241,7 +241,7 @@ private slots:
                 blob = f.blob;
             }
         Job job;
-        const auto results = cache->merge({id}, job, WriteOptions{true});
+        const auto results = cache->merge({id}, job, WriteOptions{true, 0});   // no grace: parts go at once
         QCOMPARE(int(results.size()), 1);
         QVERIFY(results[0].merged);
         QCOMPARE(results[0].bytes, uint64_t(blob.size()));
@@ -296,7 +296,7 @@ private slots:
         const auto findings = kinds(cache->verify(verify));
         QVERIFY2(findings.count("stalled-merge 1005"), "verify does not report the interrupted merge");
         Job again;
-        cache->merge({id}, again, WriteOptions{true});
+        cache->merge({id}, again, WriteOptions{true, 0});
         for (const auto& e : cache->entries())
             if (e.id == id) {
                 QCOMPARE(std::string(entryStateName(e.state)), std::string("parts deleted"));

@@ -92,8 +92,8 @@ private Q_SLOTS:
         QVERIFY2(firstRaw(findings).empty(), firstRaw(findings).c_str());
         QCOMPARE(lines(findings), 3);
 
-        ActionsMergeResult refused{"id" + kEvil, kEvil, 0, false, true, "parts missing for '" + kEvil + "'"};
-        ActionsMergeResult done{"id2", kEvil, 2048, true, false, "merged 2 parts of '" + kEvil + "'"};
+        ActionsMergeResult refused{"id" + kEvil, kEvil, 0, false, true, false, "parts missing for '" + kEvil + "'"};
+        ActionsMergeResult done{"id2", kEvil, 2048, true, false, false, "merged 2 parts of '" + kEvil + "'"};
         for (bool written : {false, true}) {
             const std::string merge = mergeText({refused, done}, written);
             QVERIFY2(firstRaw(merge).empty(), firstRaw(merge).c_str());

@@ -14,6 +14,7 @@
 #include <QJsonObject>
 
 #include <atomic>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -31,6 +32,114 @@ private:
             s.insert(x.series);
         return s;
     }
+
+    // The phases cover the run from t = 0 to the last sample, each starting
+    // where the one before ended; every sample lies in one; the byte counter
+    // restarts in each (it never falls inside a phase); the phase table has
+    // a row per phase with the same figures.
+    static bool phasesCoverTheRun(const cs::BenchRun& run, QByteArray& why)
+    {
+        const auto& ph = run.result.phases;
+        auto fail = [&why](const std::string& s) { why = QByteArray::fromStdString(s); return false; };
+        if (ph.empty())
+            return fail("no phases");
+        if (ph.front().start != 0)
+            return fail("the first phase starts at " + std::to_string(ph.front().start));
+        bool ours = false;
+        for (size_t i = 0; i < ph.size(); ++i) {
+            if (ph[i].label.empty() || ph[i].end < ph[i].start)
+                return fail("phase " + std::to_string(i) + " has no label or ends before it starts");
+            if (i + 1 < ph.size() && ph[i].end != ph[i + 1].start)
+                return fail("a gap or overlap between '" + ph[i].label + "' and '" + ph[i + 1].label + "'");
+            ours = ours || ph[i].role == cs::PhaseRole::Ours;
+            if (ph[i].role == cs::PhaseRole::Reference && (ph[i].tool.empty() || ph[i].tool == "cachescope"))
+                return fail("reference phase '" + ph[i].label + "' names no reference tool");
+            if (ph[i].userSeconds < 0 || ph[i].sysSeconds < 0 || ph[i].otherCores < 0 || ph[i].ioWaitCores < 0)
+                return fail("phase '" + ph[i].label + "' has a negative CPU figure");
+        }
+        if (!ours)
+            return fail("no phase of ours");
+        std::map<int, double> lastDone;
+        for (const auto& s : run.samples) {
+            if (s.t < 0 || s.t > ph.back().end)
+                return fail(s.series + " sample at " + std::to_string(s.t) + " is outside the phases");
+            const int k = cs::phaseAt(ph, s.t);
+            if (k < 0 || s.t < ph[size_t(k)].start || s.t > ph[size_t(k)].end)
+                return fail("phaseAt(" + std::to_string(s.t) + ") is not the phase holding it");
+            if (s.series == "done MB") {
+                auto it = lastDone.find(k);
+                if (it != lastDone.end() && s.value < it->second)
+                    return fail("done MB fell inside phase '" + ph[size_t(k)].label + "'");
+                lastDone[k] = s.value;
+            }
+        }
+        const cs::ResultSubTable* table = nullptr;
+        for (const auto& t : run.result.tables)
+            if (t.title == "phases")
+                table = &t;
+        if (!table || table->rowNames.size() != ph.size())
+            return fail("no phases table with a row per phase");
+        for (size_t i = 0; i < ph.size(); ++i)
+            if (table->values[i][1] != ph[i].wall() || table->values[i][2] != ph[i].cores())
+                return fail("the phases table differs from phase '" + ph[i].label + "'");
+        return true;
+    }
+
+    // Every comparison holds the figures of its two rows, the unit they
+    // share, ours / reference as its ratio and the direction the unit is
+    // better in; in JSON it has exactly the seven fields of issue 25.
+    static bool comparisonsMatchTheRows(const cs::BenchRun& run, QByteArray& why)
+    {
+        auto fail = [&why](const std::string& s) { why = QByteArray::fromStdString(s); return false; };
+        const std::map<std::string, std::string> better = {
+            {"MB/s", "higher"}, {"x", "higher"}, {"s", "lower"}, {"ms", "lower"}, {"MB", "lower"}};
+        for (const auto& c : run.result.comparisons) {
+            const cs::ResultRow* a = run.result.find(c.name);
+            const cs::ResultRow* b = run.result.find(c.referenceRow);
+            if (!a || !b)
+                return fail("comparison '" + c.name + "' names a row that is not there");
+            if (a->value != c.ours || b->value != c.reference || a->unit != c.unit || b->unit != c.unit)
+                return fail("comparison '" + c.name + "' differs from its rows");
+            if (c.reference <= 0 || c.ours <= 0 || std::abs(c.ratio - c.ours / c.reference) > 1e-12 * c.ratio)
+                return fail("comparison '" + c.name + "' has the ratio " + std::to_string(c.ratio));
+            if (!better.count(c.unit) || better.at(c.unit) != c.better)
+                return fail("comparison '" + c.name + "' in " + c.unit + " says " + c.better + " is better");
+            if (c.referenceTool.empty())
+                return fail("comparison '" + c.name + "' names no reference tool");
+        }
+        const QJsonObject result = QJsonDocument::fromJson(QByteArray::fromStdString(cs::runToJson(run, false).dump()))
+                                       .object().value(QStringLiteral("result")).toObject();
+        const QJsonArray list = result.value(QStringLiteral("comparisons")).toArray();
+        if (!result.contains(QStringLiteral("comparisons")) || size_t(list.size()) != run.result.comparisons.size())
+            return fail("the JSON has not every comparison");
+        const QStringList keys = {"better", "name", "ours", "ratio", "reference", "reference_tool", "unit"};
+        for (int i = 0; i < list.size(); ++i) {
+            const QJsonObject o = list[i].toObject();
+            if (o.keys() != keys)
+                return fail("JSON comparison fields: " + o.keys().join(QLatin1Char(',')).toStdString());
+            const auto& c = run.result.comparisons[size_t(i)];
+            if (o.value(QStringLiteral("ours")).toDouble() != c.ours ||
+                o.value(QStringLiteral("ratio")).toDouble() != c.ratio ||
+                o.value(QStringLiteral("better")).toString().toStdString() != c.better)
+                return fail("JSON comparison " + std::to_string(i) + " differs");
+        }
+        return true;
+    }
+
+    static const cs::Phase* phaseNamed(const cs::BenchRun& run, const std::string& label)
+    {
+        for (const auto& p : run.result.phases)
+            if (p.label == label)
+                return &p;
+        return nullptr;
+    }
+
+#define CHECK_PHASES_AND_COMPARISONS(run)                                   \
+    do {                                                                    \
+        QByteArray why;                                                     \
+        QVERIFY2(phasesCoverTheRun(run, why), why.constData());             \
+        QVERIFY2(comparisonsMatchTheRows(run, why), why.constData());       \
+    } while (0)
 
 private Q_SLOTS:
     void initTestCase()
@@ -104,8 +213,35 @@ private Q_SLOTS:
         QVERIFY(r.value("snapshot size") < r.value("input populated"));
         // The sampler's standard series are there, and every sample reached the live consumer.
         const auto series = seriesOf(run);
-        for (const char* s : {"RSS MB", "CPU %", "throughput MB/s", "done MB"})
+        for (const char* s : {"RSS MB", "CPU cores", "throughput MB/s", "done MB"})
             QVERIFY2(series.count(s), s);
+        CHECK_PHASES_AND_COMPARISONS(run);
+        // Ours and zstd's runs are phases of their own, in the order they ran.
+        std::vector<std::string> labels;
+        for (const auto& p : r.phases)
+            if (p.role != cs::PhaseRole::Setup)
+                labels.push_back(p.label + "/" + p.tool);
+        QCOMPARE(labels, (std::vector<std::string>{"write 1 worker/cachescope", "write 2 workers/cachescope",
+                                                   "decode 2 threads/cachescope", "zstd -3 -T1/zstd", "zstd -3 -T2/zstd",
+                                                   "zstd -d/zstd"}));
+        // Each pair of ours and zstd's: speeds, peak memory (when zstd ran
+        // long enough to be read) and the ratio.
+        QVERIFY(r.comparisons.size() >= 4 && r.comparisons.size() <= 7);
+        QCOMPARE(r.comparisons[1].name, std::string("write 2 workers MB/s"));
+        QCOMPARE(r.comparisons[1].referenceTool, std::string("zstd -3 -T2"));
+        QCOMPARE(r.comparisons.back().name, std::string("ratio ours"));
+        // The cores row is the phase's own CPU over its wall time.
+        const cs::Phase* w2 = phaseNamed(run, "write 2 workers");
+        QVERIFY(w2 && w2->userSeconds > 0);
+        QCOMPARE(r.value("write 2 workers cores"), (w2->userSeconds + w2->sysSeconds) / w2->wall());
+        // Speeds count the populated bytes, not the holes.
+        QCOMPARE(r.value("write 2 workers MB/s"), 3.0 * 1048576 / 1e6 / w2->wall());
+        QVERIFY(r.find("MB/s counts")->text.find("populated") != std::string::npos);
+        double lastDone = 0;
+        for (const auto& s : run.samples)
+            if (s.series == "done MB" && cs::phaseAt(r.phases, s.t) == int(w2 - r.phases.data()))
+                lastDone = s.value;
+        QVERIFY2(lastDone <= 3.0 * 1048576 / 1e6 + 1e-9, qPrintable(QString::number(lastDone)));
         QCOMPARE(live.load(), int(run.samples.size()));
         for (const auto& s : run.samples)
             QVERIFY(s.t >= 0 && s.t <= run.finished - run.started + 1);
@@ -134,6 +270,11 @@ private Q_SLOTS:
         QVERIFY(r.value("first restore MB/s") > 0);
         QVERIFY(r.value("warm restore MB/s") > 0);
         QVERIFY(r.value("warm restore peak RSS") > 0);
+        CHECK_PHASES_AND_COMPARISONS(run);
+        QCOMPARE(r.comparisons.size(), size_t(4));
+        QCOMPARE(r.comparisons[0].referenceTool, std::string("cat | sha256sum"));
+        QVERIFY(phaseNamed(run, "cat | sha256sum of the parts"));
+        QCOMPARE(phaseNamed(run, "cat | sha256sum of the parts")->role, cs::PhaseRole::Reference);
         QVERIFY(QDir(tmp_.path() + QStringLiteral("/scratch")).isEmpty());
     }
 
@@ -155,8 +296,13 @@ private Q_SLOTS:
         QVERIFY(r.value("reclaimed bytes") > 0);
         QVERIFY(r.value("pack after") < r.value("pack before"));
         QVERIFY(r.value("chunks verified after GC") > 0);
-        QCOMPARE(r.tables.size(), size_t(1));
+        QCOMPARE(r.tables.size(), size_t(2));
         const auto& steps = r.tables[0];
+        QCOMPARE(steps.title, std::string("steps"));
+        CHECK_PHASES_AND_COMPARISONS(run);
+        QVERIFY(!r.comparisons.empty() && r.comparisons.size() <= 2);
+        QCOMPARE(r.comparisons[0].name, std::string("GC wall"));
+        QCOMPARE(r.comparisons[0].better, std::string("lower"));
         QCOMPARE(steps.rowNames.size(), size_t(6));
         QCOMPARE(steps.columns.front(), std::string("wall s"));
         double wall = 0;
@@ -202,7 +348,12 @@ private Q_SLOTS:
         cs::ResultSubTable steps{"steps", {"wall s", "maxrss MB"}, {"walk", "copy"}, {{1.5, 10}, {2.5, 20}}};
         run.result.tables.push_back(steps);
         for (int i = 0; i < 500; ++i)
-            run.samples.push_back({i * 0.1, i % 2 ? "RSS MB" : "CPU %", double(i)});
+            run.samples.push_back({i * 0.1, i % 2 ? "RSS MB" : "CPU cores", double(i)});
+        run.result.add("ours MB/s", 300, "MB/s");
+        run.result.add("ref MB/s", 200, "MB/s");
+        run.result.compare("ours MB/s", "ref MB/s", "ref");
+        run.result.phases = {{"ours", cs::PhaseRole::Ours, "cachescope", 0, 20, 1.5, 0.25, 0.5, 0.125},
+                             {"ref", cs::PhaseRole::Reference, "ref", 20, 50, 2, 0.5, 0, 0}};
         const int64_t id = h.save(run);
         QVERIFY(id > 0);
         cs::BenchRun failed = run;
@@ -233,6 +384,15 @@ private Q_SLOTS:
         QCOMPARE(back->result.find("frame layout")->text, run.result.find("frame layout")->text);
         QCOMPARE(back->result.tables.size(), size_t(1));
         QCOMPARE(back->result.tables[0].values[1][1], 20.0);
+        QCOMPARE(back->result.toJson(), run.result.toJson());
+        QCOMPARE(back->result.phases.size(), size_t(2));
+        QCOMPARE(back->result.phases[1].role, cs::PhaseRole::Reference);
+        QCOMPARE(back->result.phases[0].cores(), 1.75 / 20);
+        QCOMPARE(back->result.comparisons.size(), size_t(1));
+        QCOMPARE(back->result.comparisons[0].ratio, 1.5);
+        QCOMPARE(back->result.comparisons[0].phase, std::string("ours"));  // from the name, as JSON has no phase
+        QCOMPARE(cs::runFromJson(cs::runToJson(*back, true)).result.toJson(), run.result.toJson());
+        QCOMPARE(cs::runFromJson(cs::runToJson(*back, true)).samples.size(), run.samples.size());
         QCOMPARE(back->samples.size(), run.samples.size());
         for (size_t i = 0; i < run.samples.size(); ++i) {
             QCOMPARE(back->samples[i].t, run.samples[i].t);
@@ -364,6 +524,9 @@ private Q_SLOTS:
         QCOMPARE(r.find("platform")->text, std::string("offscreen"));
         QCOMPARE(r.find("start measured from")->text, std::string("parent"));
         QVERIFY(seriesOf(run).count("GUI RSS MB"));
+        CHECK_PHASES_AND_COMPARISONS(run);
+        // The GUI's own CPU, from wait4, in its phase.
+        QVERIFY(phaseNamed(run, "boot and idle") && phaseNamed(run, "boot and idle")->userSeconds > 0);
     }
 
     void cliRunsListsAndCompares()
@@ -380,6 +543,13 @@ private Q_SLOTS:
         const QJsonObject ra = QJsonDocument::fromJson(a.out).object(), rb = QJsonDocument::fromJson(b.out).object();
         QCOMPARE(ra.value(QStringLiteral("status")).toString(), QStringLiteral("done"));
         QCOMPARE(ra.value(QStringLiteral("params")).toObject().value(QStringLiteral("objects")).toString(), QStringLiteral("800"));
+        // --json carries the comparisons, each with exactly the issue's fields.
+        const QJsonArray comparisons =
+            ra.value(QStringLiteral("result")).toObject().value(QStringLiteral("comparisons")).toArray();
+        QVERIFY(comparisons.size() >= 1);
+        QCOMPARE(comparisons[0].toObject().keys(),
+                 (QStringList{"better", "name", "ours", "ratio", "reference", "reference_tool", "unit"}));
+        QCOMPARE(comparisons[0].toObject().value(QStringLiteral("reference_tool")).toString(), QStringLiteral("cp + sync"));
         QVERIFY(rb.value(QStringLiteral("id")).toInteger() > ra.value(QStringLiteral("id")).toInteger());
         // CSV: header and one line per sample of the run in the history.
         const auto history = cs::BenchHistory::openDefault();

@@ -102,7 +102,8 @@ class TestCliTree : public QObject {
             {"SIZE", "8.5MiB"}, {"N", "2"}, {"L", "3"}, {"DURATION", "30d"}, {"V", "v1"}, {"S", "refs/heads/main"},
             {"K", "key-"},      {"KEY", "key"}, {"RUN_A", "1"}, {"RUN_B", "2"}, {"ID", "1"}, {"NAME", "gc"},
             {"SCENARIO", "gc"}, {"A", "1"},     {"B", "2"},      {"k=v", "objects=1000"},
-            {"URL", "http://127.0.0.1:9000"}, {"REGION", "eu-west-1"}};
+            {"URL", "http://127.0.0.1:9000"}, {"REGION", "eu-west-1"},
+            {"ENTRY_ID", "5f0c0001-aaaa-4bbb-8ccc-000000000001"}, {"ID_A", "a"}, {"ID_B", "b"}};
         if (simple.contains(placeholder))
             return simple.value(placeholder);
         if (placeholder == "FILE" || placeholder == "SRC" || placeholder == "DB")
@@ -237,6 +238,29 @@ private slots:
         QVERIFY2(!ldd.out.toLower().contains("libqt"), ldd.out.constData());
     }
 
+    // Whole numbers are decimal from the one parser (cs::parseInteger), as
+    // --chunk is: "010" is 10 (CLI11 read octal 8), "0x10" and "+3" are
+    // usage errors (CLI11 read 16 and 3).
+    void numbersAreDecimal()
+    {
+        const QString out = path(QStringLiteral("d.zst"));
+        const auto ten = runCli({"snapshot", "create", file, out, "--threads", "010", "--json"});
+        QVERIFY2(ten.exitCode == 0, ten.err.constData());
+        QVERIFY2(ten.out.contains("\"threads\": 10,") || ten.out.contains("\"threads\": 10\n"), ten.out.constData());
+        const auto level = runCli({"snapshot", "create", file, out, "--level", "09", "--json"});
+        QVERIFY2(level.exitCode == 0, level.err.constData());
+        for (const QStringList& bad : {QStringList{"--threads", "0x10"}, QStringList{"--threads", "+3"},
+                                       QStringList{"--threads", " 4"}, QStringList{"--level", "0x3"},
+                                       QStringList{"--threads", "1e1"}}) {
+            const auto r = runCli(QStringList{"snapshot", "create", file, path(QStringLiteral("x.zst"))} + bad);
+            QVERIFY2(r.exitCode == 2, qPrintable(bad.join(' ')));
+            QVERIFY2(r.err.contains(bad[0].toUtf8()) && r.err.contains("decimal"), r.err.constData());
+            QVERIFY(!QFileInfo::exists(path(QStringLiteral("x.zst"))));
+        }
+        const auto cmp = runCli({"store", "gc-compare", dir, "0x1", "2"});
+        QCOMPARE(cmp.exitCode, 2);
+    }
+
     // Ranges are usage errors that name the option.
     void rangesAreUsageErrors()
     {
@@ -337,7 +361,7 @@ private slots:
         QCOMPARE(complete(QStringLiteral("cachescope-cli snapshot create --chunk ''")), QStringList{});
         QCOMPARE(complete(QStringLiteral("cachescope-cli --vers")), QStringList{"--version"});
         QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache ''")),
-                 (QStringList{"evict", "import", "ls", "merge", "verify"}));
+                 (QStringList{"contents", "diff", "evict", "frames", "import", "ls", "merge", "verify"}));
         QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache evict d --dry")), QStringList{"--dry-run"});
 
         const QString zsh = path(QStringLiteral("_cachescope-cli"));

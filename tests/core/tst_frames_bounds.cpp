@@ -138,6 +138,97 @@ private slots:
                  qPrintable(doc["seek_table"]["problem"].toString()));
     }
 
+    // A seek table written by our writer, then patched: each contradiction is
+    // reported in frames --json and the human table, naming the first entry
+    // that differs; the table as written stays consistent. A checksum that
+    // contradicts its frame's own was reported consistent: true.
+    void seekTableThatContradictsTheFrames()
+    {
+        const QString src = path(QStringLiteral("table-src.bin"));
+        QVERIFY(writeFile(src, textBytes(5 * 65536 + 99, 21)));
+        const QString snap = path(QStringLiteral("table.snap"));
+        const auto w = cli({QStringLiteral("snapshot"), QStringLiteral("create"), src, snap, QStringLiteral("--chunk"),
+                            QStringLiteral("64KiB"), QStringLiteral("--seek-table")});
+        QVERIFY2(w.exitCode == 0, w.err.constData());
+        const QByteArray good = readFile(snap);
+        QCOMPARE(zstd({QStringLiteral("-t"), QStringLiteral("-q"), snap}).exitCode, 0);
+        const quint32 n = quint32(uchar(good[good.size() - 9])) | quint32(uchar(good[good.size() - 8])) << 8;
+        QCOMPARE(n, 6u);
+        const qsizetype entries = good.size() - 9 - qsizetype(n) * 12;
+        auto entryField = [&](int entry, int field) { return entries + entry * 12 + field * 4; };
+
+        const auto ok = cli({QStringLiteral("frames"), snap, QStringLiteral("--json")});
+        QCOMPARE(ok.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(ok.out)["seek_table"]["consistent"].toBool(), true);
+        const auto okText = cli({QStringLiteral("frames"), snap});
+        QVERIFY2(!okText.out.contains("does not match"), okText.out.constData());
+
+        struct Patch {
+            const char* name;
+            int entry, field;
+            int delta;
+            const char* problem;
+        };
+        const Patch patches[] = {
+            {"checksum", 3, 2, 1, "seek table entry 3 gives checksum 0x"},
+            {"decompressed size", 2, 1, 7, "seek table entry 2 gives 65543 decompressed bytes"},
+            // Entry 1 one byte longer, entry 2 one shorter: every later offset is right again.
+            {"compressed sizes", 1, 0, 1, "seek table entry 1 gives"},
+        };
+        for (const Patch& p : patches) {
+            QByteArray b = good;
+            const qsizetype at = entryField(p.entry, p.field);
+            b[at] = char(uchar(b[at]) + p.delta);
+            if (QByteArray(p.name) == "compressed sizes")
+                b[entryField(2, 0)] = char(uchar(b[entryField(2, 0)]) - 1);
+            const QString f = path(QStringLiteral("patched-%1.snap").arg(QString::fromLatin1(p.name).replace(' ', '-')));
+            QVERIFY(writeFile(f, b));
+            const auto r = cli({QStringLiteral("frames"), f, QStringLiteral("--json")});
+            QCOMPARE(r.exitCode, 0);
+            const auto doc = QJsonDocument::fromJson(r.out);
+            QVERIFY2(!doc["seek_table"]["consistent"].toBool(), p.name);
+            const QString problem = doc["seek_table"]["problem"].toString();
+            QVERIFY2(problem.startsWith(QLatin1String(p.problem)), qPrintable(problem));
+            const auto text = cli({QStringLiteral("frames"), f});
+            QCOMPARE(text.exitCode, 0);
+            QVERIFY2(text.out.contains("(does not match: " + problem.toUtf8() + ")"), text.out.constData());
+            // The scan the GUI uses says the same.
+            cs::Job job("frames");
+            const auto layout = cs::scanFrames(f.toStdString(), {}, job);
+            QVERIFY(layout.seekTable && !layout.seekTable->consistent);
+            QCOMPARE(QString::fromStdString(layout.seekTable->problem), problem);
+        }
+    }
+
+    // A snapshot of a sparse file counts each hole marker in the seek table
+    // entry of the zero frame after it (cumulative sums give the offsets):
+    // that table is consistent. It was reported inconsistent.
+    void seekTableWithHoleMarkersIsConsistent()
+    {
+        const QString src = path(QStringLiteral("sparse.bin"));
+        {
+            QFile f(src);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(textBytes(100000, 4));
+            QVERIFY(f.resize(qint64(8) << 20));
+            QVERIFY(f.seek((qint64(8) << 20) - 5000));
+            f.write(textBytes(5000, 5));
+        }
+        const QString snap = path(QStringLiteral("sparse.snap"));
+        const auto w = cli({QStringLiteral("snapshot"), QStringLiteral("create"), src, snap, QStringLiteral("--chunk"),
+                            QStringLiteral("1MiB"), QStringLiteral("--seek-table"), QStringLiteral("--json")});
+        QVERIFY2(w.exitCode == 0, w.err.constData());
+        const auto written = QJsonDocument::fromJson(w.out);
+        const auto r = cli({QStringLiteral("frames"), snap, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const auto doc = QJsonDocument::fromJson(r.out);
+        QVERIFY2(doc["seek_table"]["consistent"].toBool(), qPrintable(doc["seek_table"]["problem"].toString()));
+        QCOMPARE(zstd({QStringLiteral("-t"), QStringLiteral("-q"), snap}).exitCode, 0);
+        if (written["hole_frames"].toInteger() == 0)
+            QFAIL("the temp folder's file system keeps no holes, so the snapshot has no hole markers to check");
+        QVERIFY(doc["summary"]["skippable_frames"].toInteger() > 1);   // hole markers and the table
+    }
+
     // A pipe or FIFO has no offsets to read headers at: one sentence, exit 1,
     // and no wait for a writer (a FIFO made here, never a device of the machine).
     void pipesAreRefused()

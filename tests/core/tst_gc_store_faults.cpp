@@ -12,6 +12,7 @@
 #include "core/pack/FileLock.h"
 #include "core/pack/Pack.h"
 #include "core/store/Store.h"
+#include "core/store/StoreTesting.h"
 #include "core/util/Escape.h"
 
 #include <QDir>
@@ -35,7 +36,7 @@ private slots:
     {
         QTemporaryDir tmp;
         StoreOptions o;
-        o.beforeMergeCommit = [](int64_t) { throw cs::Error("injected failure before the commit"); };
+        o.testHooks = cs::store::testing::beforeMergeCommit([](int64_t) { throw cs::Error("injected failure before the commit"); });
         auto store = Store::init(tmp.filePath("s").toStdString(), o);
         const QByteArray data = testsupport::randomBytes(400000, 3);
         const EntryRow e = storetest::upload(*store, "k", data, 100000);

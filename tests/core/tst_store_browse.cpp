@@ -4,6 +4,8 @@
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
 
+#include "core/store/StoreTesting.h"
+
 #include <algorithm>
 
 using namespace cs::store;
@@ -18,7 +20,7 @@ private slots:
         auto store = Store::init(tmp.filePath("s").toStdString());
         cs::Job job;
         job.start();
-        store->generateSyntheticEntries(3000, job);
+        cs::store::testing::generateSyntheticEntries(*store, 3000, job);
         // A few real ones too.
         storetest::upload(*store, "real-a", testsupport::randomBytes(5000, 1), 1000, 2);
         storetest::upload(*store, "real-b", testsupport::randomBytes(7000, 2), 1000, 2);
@@ -73,7 +75,7 @@ private slots:
         auto store = Store::init(tmp.filePath("s").toStdString());
         cs::Job job;
         job.start();
-        store->generateSyntheticEntries(100000, job);
+        cs::store::testing::generateSyntheticEntries(*store, 100000, job);
         QCOMPARE(store->countEntries({}), uint64_t(100000));
         // Rows near the end, by two sort orders.
         const auto tail = store->listEntries({}, SortColumn::LastAccess, true, 99990, 100);
@@ -97,7 +99,7 @@ private slots:
         {
             bool cancelledThrown = false;
             try {
-                store->generateSyntheticEntries(5000, cancelled);
+                cs::store::testing::generateSyntheticEntries(*store, 5000, cancelled);
             } catch (const cs::Cancelled&) {
                 cancelledThrown = true;
             }

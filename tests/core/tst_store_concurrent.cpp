@@ -4,6 +4,8 @@
 // split rule while a GC runs.
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
+
+#include "core/store/StoreTesting.h"
 #include "core/pack/FileLock.h"
 
 #include "core/pack/Pack.h"
@@ -123,10 +125,10 @@ private slots:
         int calls = 0;
         // Between the merge's start and its commit a "GC" starts: bump the epoch
         // through another connection, as the GC process would.
-        opts.beforeMergeCommit = [&](int64_t) {
+        opts.testHooks = cs::store::testing::beforeMergeCommit([&](int64_t) {
             if (calls++ == 0)
                 QVERIFY(storetest::sql(catalog, "UPDATE gc_state SET epoch = epoch + 1 WHERE id = 1"));
-        };
+        });
         auto store = Store::init(tmp.filePath("s").toStdString(), opts);
         catalog = store->catalogPath();
         const QByteArray data = testsupport::textBytes(6 << 20, 8);

@@ -8,6 +8,8 @@
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
 
+#include "core/store/StoreTesting.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -116,7 +118,7 @@ std::unique_ptr<Store> makeStore(const QString& dir, uint64_t synthetic)
     auto store = Store::init(dir.toStdString());
     cs::Job job;
     job.start();
-    store->generateSyntheticEntries(synthetic, job);
+    cs::store::testing::generateSyntheticEntries(*store, synthetic, job);
     const QByteArray same = testsupport::randomBytes(3000, 7);
     std::vector<int64_t> real;
     for (int i = 0; i < 12; ++i) {
@@ -250,7 +252,7 @@ private slots:
         check(byAccess, true);
 
         // Rows inserted by another connection shift every later row.
-        other->generateSyntheticEntries(150, job);
+        cs::store::testing::generateSyntheticEntries(*other, 150, job);
         check(bySize, true);
         check(byKey, true);
 
@@ -295,7 +297,7 @@ private slots:
             auto store = Store::init(dir);
             cs::Job job;
             job.start();
-            store->generateSyntheticEntries(23000, job);
+            cs::store::testing::generateSyntheticEntries(*store, 23000, job);
         }
         QVERIFY(storetest::sql(dir + "/catalog.db", "DELETE FROM entries WHERE id BETWEEN 9990 AND 10020 OR id % 1000 = 0"));
         auto store = Store::open(dir);
@@ -317,7 +319,7 @@ private slots:
             auto store = Store::init(dir);
             cs::Job job;
             job.start();
-            store->generateSyntheticEntries(10, job);
+            cs::store::testing::generateSyntheticEntries(*store, 10, job);
         }
         const std::string db = dir + "/catalog.db";
         QVERIFY(storetest::sql(db, "DROP TABLE entries_generation; DROP TRIGGER entries_generation_insert; "

@@ -7,6 +7,8 @@
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
 
+#include "core/store/StoreTesting.h"
+
 #include "core/util/Error.h"
 
 #include <QDir>
@@ -133,11 +135,11 @@ private slots:
         const std::string dir = tmp.filePath("s").toStdString();
         int bumps = 0;
         StoreOptions options;
-        options.beforeMergeCommit = [&](int64_t id) {
+        options.testHooks = cs::store::testing::beforeMergeCommit([&](int64_t id) {
             QCOMPARE(id, int64_t(0));
             if (bumps++ == 0)
                 QVERIFY(storetest::sql(dir + "/catalog.db", "UPDATE gc_state SET epoch=epoch+1 WHERE id=1"));
-        };
+        });
         auto store = Store::init(dir, options);
         const QByteArray data = testsupport::textBytes(5 << 20, 4);
         cs::Job job;

@@ -4,6 +4,8 @@
 #include "common/TestSupport.h"
 #include "StoreTestSupport.h"
 
+#include "core/store/StoreTesting.h"
+
 #include "core/pack/Pack.h"
 #include "core/util/Error.h"
 
@@ -75,10 +77,10 @@ private slots:
         QByteArray atCommit;
         bool existedAtCommit = false;
         StoreOptions opts;
-        opts.beforeMergeCommit = [&](int64_t) {
+        opts.testHooks = cs::store::testing::beforeMergeCommit([&](int64_t) {
             existedAtCommit = QFileInfo::exists(out);
             atCommit = testsupport::readFile(out);
-        };
+        });
         auto store = Store::init(tmp.filePath("s").toStdString(), opts);
         const EntryRow e = storetest::upload(*store, "k", data, 1 << 20, 2);
         cs::Job job;

@@ -10,6 +10,7 @@
 //
 // CACHESCOPE_SCREENSHOT_DIR=dir also saves the dialog and the document as
 // PNGs (run under Xvfb with QT_QPA_PLATFORM=xcb for docs/screenshots/).
+#include "JobSpy.h"
 #include "common/ActionsCacheFixture.h"
 #include "common/RemoteDeployment.h"
 #include "common/TestServers.h"
@@ -247,7 +248,7 @@ private Q_SLOTS:
         QSignalSpy finished(doc, &ActionsDocument::actionFinished);
         doc->verify();
         QVERIFY(finished.wait(30000));
-        QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+        QVERIFY2(outcomeAt(finished, 0).ok(), qPrintable(outcomeAt(finished, 0).message));
         cs::Job job;
         auto local = cs::actions::ActionsCache::open(cs::actions::resolveDataDir(fixture_->dataDir().toStdString()));
         std::multiset<QString> want, got;
@@ -368,7 +369,7 @@ private Q_SLOTS:
         t.start();
         d.progress()->cancelButton()->click();
         QVERIFY(done.wait(15000));
-        QCOMPARE(done.first().at(1).toString(), QStringLiteral("cancelled"));
+        QVERIFY(outcomeAt(done, 0).cancelled());
         QVERIFY(d.result() != QDialog::Accepted);
         QVERIFY(d.databaseEdit()->isEnabled());
         QVERIFY(d.errorLabel()->isHidden());

@@ -284,7 +284,7 @@ private Q_SLOTS:
             QCOMPARE(doc.plot()->pointCount(QString::fromLatin1(s)), perSeries);
         QCOMPARE(doc.plot()->graphCount(), int(std::size(series)));
         // Dense graphs are drawn thin and aliased: antialiased 1.6 px lines
-        // took 0.7-0.8 s a replot for a million points (docs/benchmarks.md).
+        // took 0.7-0.8 s a replot for a million points (docs/benchmarks/history.md).
         for (int g = 0; g < doc.plot()->graphCount(); ++g) {
             const QCPGraph* graph = doc.plot()->graph(g);
             QVERIFY(graph->adaptiveSampling());

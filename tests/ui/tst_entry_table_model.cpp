@@ -8,6 +8,7 @@
 #include "common/TestSupport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
+#include "core/store/StoreTesting.h"
 #include "ui/store/EntryTableModel.h"
 
 #include <QAbstractItemModelTester>
@@ -48,11 +49,11 @@ private Q_SLOTS:
         store->merge(store->findEntry("build/0", "v1", "main")->id, merge);
         store->merge(store->findEntry("build/1", "v1", "main")->id, merge);
         cs::Job gen;
-        store->generateSyntheticEntries(600, gen);
+        cs::store::testing::generateSyntheticEntries(*store, 600, gen);
 
         auto big = Store::init(bigDir_.toStdString());
         cs::Job genBig;
-        big->generateSyntheticEntries(kBig, genBig);
+        cs::store::testing::generateSyntheticEntries(*big, kBig, genBig);
     }
 
     void passesModelTester()
@@ -239,7 +240,7 @@ private Q_SLOTS:
         // are rebuilt.
         auto other = Store::open(bigDir_.toStdString());
         cs::Job job;
-        other->generateSyntheticEntries(300, job);
+        cs::store::testing::generateSyntheticEntries(*other, 300, job);
         ready.clear();
         const uint64_t anchored = model.anchoredFetches();
         const int row = 40000;

@@ -17,6 +17,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -34,6 +36,7 @@ private Q_SLOTS:
     void hoverNamesObjectAndEntries();
     void runViewRunsGcAndViewsFollow();
     void compareTwoRuns();
+    void linkedPackIsRefused();
 
 private:
     void evict(const std::string& key)
@@ -223,8 +226,13 @@ void TestGcViews::runViewRunsGcAndViewsFollow()
     for (int i = 0; i < view.stepList()->count(); ++i)
         QVERIFY(view.stepList()->stepState(i) == GcStepList::StepState::Done);
     QCOMPARE(view.stepsModel()->rowCount(), int(gc::gcStepNames().size()) + 1);   // + total
-    QCOMPARE(view.stepsModel()->columnCount(), 11);
+    QCOMPARE(view.stepsModel()->columnCount(), 12);
     QCOMPARE(view.stepsModel()->item(0, 0)->text(), QStringLiteral("open"));
+    // The table says where the copies happen, so a small "copy prefix" is not misread.
+    QCOMPARE(view.stepsModel()->item(1, 0)->text(), QStringLiteral("traverse"));
+    QVERIFY(view.stepsModel()->item(1, 11)->text().contains(QStringLiteral("copies happen here")));
+    QCOMPARE(view.stepsModel()->item(3, 0)->text(), QStringLiteral("copy prefix"));
+    QVERIFY(view.stepsModel()->item(3, 11)->text().contains(QStringLiteral("copied during traverse")));
     QVERIFY(view.totalsModel()->rowCount() > 10);
     // What the dry run projected is what the GC left.
     QCOMPARE(st.after.prefix, projected.prefix);
@@ -304,6 +312,45 @@ void TestGcViews::compareTwoRuns()
     const QByteArray csv = testsupport::readFile(out.path() + "/compare.csv");
     QVERIFY(csv.contains("objects_visited"));
     QCOMPARE(csv.count('\n'), qsizetype(rows.size() + 1));
+}
+
+// A pack/ that is a link to a pack elsewhere: the views open the store
+// through its layout, which never follows a link inside a store, so the dry
+// run and a lookup fail naming the link (Pack::open(dir + "/pack"), as the
+// view did before, followed it and showed the other folder's pack).
+void TestGcViews::linkedPackIsRefused()
+{
+    QTemporaryDir tmp;
+    const QString storeDir = tmp.filePath(QStringLiteral("store"));
+    {
+        auto s = store::Store::init(storeDir.toStdString());
+        const QString file = tmp.filePath(QStringLiteral("input"));
+        QVERIFY(testsupport::writeFile(file, testsupport::randomBytes(200000, 7)));
+        Job job;
+        s->putFile("linked", file.toStdString(), job);
+        s->mergeAll(job);
+    }
+    QVERIFY(QDir().rename(storeDir + QStringLiteral("/pack"), tmp.filePath(QStringLiteral("elsewhere"))));
+    QVERIFY(QFile::link(tmp.filePath(QStringLiteral("elsewhere")), storeDir + QStringLiteral("/pack")));
+
+    ReachabilityView view(storeDir);
+    QSignalSpy refreshed(&view, &ReachabilityView::refreshed);
+    QSignalSpy failed(&view, &ReachabilityView::refreshFailed);
+    view.show();
+    QVERIFY(failed.wait(30000));
+    QCOMPARE(refreshed.count(), 0);
+    const QString error = failed.first().at(0).toString();
+    QVERIFY2(error.contains(storeDir + QStringLiteral("/pack")) && error.contains(QLatin1String("symbolic link")),
+             qPrintable(error));
+
+    QSignalSpy details(&view, &ReachabilityView::hoverDetailsReady);
+    PackStripWidget::Hover hover;
+    hover.hit = {true, {0, 1}};
+    view.lookUp(hover);
+    QVERIFY(details.wait(20000));
+    const QString html = details.last().at(1).toString();
+    QVERIFY2(html.contains(QLatin1String("Cannot read the object")) && html.contains(QLatin1String("symbolic link")),
+             qPrintable(html));
 }
 
 CACHESCOPE_TEST_MAIN(TestGcViews)

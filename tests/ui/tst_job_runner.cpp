@@ -1,5 +1,7 @@
 // JobRunner: work runs off the GUI thread, progress arrives on it, cancel
-// stops a job, and the result of a replaced (stale) job is dropped.
+// stops a job, a typed result reaches onResult before finished(), and the
+// result of a replaced (stale) job is dropped.
+#include "JobSpy.h"
 #include "common/TestSupport.h"
 #include "core/util/Error.h"
 #include "ui/jobs/JobProgressWidget.h"
@@ -14,6 +16,7 @@
 #include <QThread>
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 using namespace std::chrono_literals;
@@ -39,6 +42,8 @@ private Q_SLOTS:
         });
         QSignalSpy finished(&runner, &ui::JobRunner::finished);
         QThread* gui = QThread::currentThread();
+        int result = 0;
+        int finishedBeforeResult = -1;
         runner.start(QStringLiteral("count"), [&, gui](cs::Job& job) {
             workOnGuiThread = QThread::currentThread() == gui;
             for (int i = 1; i <= 200; ++i) {
@@ -47,18 +52,22 @@ private Q_SLOTS:
                 std::this_thread::sleep_for(1ms);
             }
             job.finish("counted 200");
-            return std::any(42);
+            return 42;
+        }, [&](int value) {
+            result = value;
+            finishedBeforeResult = int(finished.count());
         });
         QVERIFY(runner.isRunning());
         QVERIFY(finished.wait(20000));
         QCOMPARE(finished.count(), 1);
-        QCOMPARE(finished.at(0).at(0).toBool(), true);
-        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("counted 200"));
+        QVERIFY(outcomeAt(finished, 0).ok());
+        QCOMPARE(outcomeAt(finished, 0).message, QStringLiteral("counted 200"));
         QVERIFY(!workOnGuiThread);
         QVERIFY(progressCalls > 0);
         QVERIFY(allOnGui);
         QVERIFY(monotonic);
-        QCOMPARE(std::any_cast<int>(runner.result()), 42);
+        QCOMPARE(result, 42);
+        QCOMPARE(finishedBeforeResult, 0);   // onResult ran first
         QCOMPARE(runner.lastStatus().state, cs::JobState::Done);
         QVERIFY(!runner.isRunning());
     }
@@ -69,6 +78,7 @@ private Q_SLOTS:
         std::atomic<int> iterations{0};
         QSignalSpy progress(&runner, &ui::JobRunner::progress);
         QSignalSpy finished(&runner, &ui::JobRunner::finished);
+        bool gotResult = false;
         runner.start(QStringLiteral("forever"), [&](cs::Job& job) {
             // Runs until cancelled (bounded so a broken cancel fails the test instead of hanging it).
             for (int i = 0; i < 60000; ++i) {
@@ -77,15 +87,14 @@ private Q_SLOTS:
                 ++iterations;
                 std::this_thread::sleep_for(1ms);
             }
-            return std::any(QStringLiteral("not cancelled"));
-        });
+            return std::string("not cancelled");
+        }, [&](const std::string&) { gotResult = true; });
         QVERIFY(progress.wait(20000));
         runner.cancel();
         QVERIFY(finished.wait(20000));
-        QCOMPARE(finished.at(0).at(0).toBool(), false);
-        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
+        QVERIFY(outcomeAt(finished, 0).cancelled());
         QCOMPARE(runner.lastStatus().state, cs::JobState::Cancelled);
-        QVERIFY(!runner.result().has_value());
+        QVERIFY(!gotResult);
         QVERIFY(iterations < 60000);
     }
 
@@ -93,12 +102,14 @@ private Q_SLOTS:
     {
         ui::JobRunner runner;
         QSignalSpy finished(&runner, &ui::JobRunner::finished);
-        runner.start(QStringLiteral("fail"), [](cs::Job&) -> std::any {
+        bool gotResult = false;
+        runner.start(QStringLiteral("fail"), [](cs::Job&) -> int {
             throw cs::Error("x.zst at offset 5: bad magic");
-        });
+        }, [&](int) { gotResult = true; });
         QVERIFY(finished.wait(20000));
-        QCOMPARE(finished.at(0).at(0).toBool(), false);
-        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("x.zst at offset 5: bad magic"));
+        QVERIFY(outcomeAt(finished, 0).failed());
+        QCOMPARE(outcomeAt(finished, 0).message, QStringLiteral("x.zst at offset 5: bad magic"));
+        QVERIFY(!gotResult);
         QCOMPARE(runner.lastStatus().state, cs::JobState::Failed);
     }
 
@@ -108,19 +119,20 @@ private Q_SLOTS:
         QSemaphore releaseFirst;
         std::atomic<bool> firstReturned{false};
         QStringList results;
-        connect(&runner, &ui::JobRunner::finished, this, [&](bool, const QString& text) { results << text; });
+        QList<int> values;
+        connect(&runner, &ui::JobRunner::finished, this, [&](const ui::JobOutcome& o) { results << o.message; });
         const int first = runner.start(QStringLiteral("first"), [&](cs::Job& job) {
             // Ignores cancel on purpose: it returns a result after the second job finished.
             releaseFirst.acquire();
             job.finish("first");
             firstReturned = true;
-            return std::any(1);
-        });
+            return 1;
+        }, [&](int v) { values << v; });
         QSignalSpy finished(&runner, &ui::JobRunner::finished);
         const int second = runner.start(QStringLiteral("second"), [](cs::Job& job) {
             job.finish("second");
-            return std::any(2);
-        });
+            return 2;
+        }, [&](int v) { values << v; });
         QVERIFY(second > first);
         QCOMPARE(runner.currentJobId(), second);
         QVERIFY(finished.wait(20000));
@@ -131,7 +143,7 @@ private Q_SLOTS:
         // Deliver whatever the first worker queued; it must not reach the signal.
         QTest::qWait(100);
         QCOMPARE(results, QStringList{QStringLiteral("second")});
-        QCOMPARE(std::any_cast<int>(runner.result()), 2);
+        QCOMPARE(values, QList<int>{2});
     }
 
     void progressWidgetFollowsAndCancels()
@@ -148,7 +160,6 @@ private Q_SLOTS:
                 job.setStepProgress(0.25 + 0.5 * double(i) / 60000.0);
                 std::this_thread::sleep_for(1ms);
             }
-            return std::any();
         });
         QVERIFY(widget.isVisible());
         QVERIFY(progress.wait(20000));
@@ -156,7 +167,7 @@ private Q_SLOTS:
         QVERIFY(widget.label()->text().contains(QStringLiteral("slow")));
         QTest::mouseClick(widget.cancelButton(), Qt::LeftButton);
         QVERIFY(finished.wait(20000));
-        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
+        QVERIFY(outcomeAt(finished, 0).cancelled());
         QVERIFY(!widget.isVisible());
     }
 
@@ -174,7 +185,6 @@ private Q_SLOTS:
                     job.checkCancel();
                     std::this_thread::sleep_for(1ms);
                 }
-                return std::any();
             });
             QTest::qWait(20);
         }

@@ -5,6 +5,7 @@
 // opened; a first window fits a small screen; chart export names files
 // (extension added when missing), draws at the chosen size, resolution and
 // title; About names the library versions the program runs with.
+#include "JobSpy.h"
 #include "common/TestSupport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
@@ -175,7 +176,7 @@ private Q_SLOTS:
         QVERIFY(bad);
         QSignalSpy scanned(bad, &ui::FrameLayoutDocument::scanFinished);
         QVERIFY(scanned.wait(20000));
-        QCOMPARE(scanned.first().first().toBool(), false);
+        QCOMPARE(outcomeAt(scanned, 0).ok(), false);
         QVERIFY(!w.recentFiles()->paths().contains(QFileInfo(notZst_).absoluteFilePath()));
         // Nor is a path that does not exist, or a folder that is not a store.
         QVERIFY(!w.openPath(dir_.filePath(QStringLiteral("missing.zst"))));

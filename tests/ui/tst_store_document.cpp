@@ -3,6 +3,7 @@
 // selected entry against Store::entryDetails (chunks, offsets, sharing),
 // Merge all run through the toolbar action as a job, and the eviction
 // preview against a dry run of the core with the same policy and clock.
+#include "JobSpy.h"
 #include "common/TestSupport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
@@ -152,7 +153,7 @@ private Q_SLOTS:
         QSignalSpy done(doc, &StoreDocument::actionFinished);
         doc->restoreSelectedTo(out);
         QVERIFY(done.wait(30000));
-        QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+        QVERIFY2(lastOutcome(done).ok(), qPrintable(lastOutcome(done).message));
         QCOMPARE(testsupport::sha256OfFile(out), a->sha256);
     }
 
@@ -167,7 +168,7 @@ private Q_SLOTS:
         doc->mergeAllAction()->trigger();
         QVERIFY(!doc->mergeAllAction()->isEnabled());   // one action at a time
         QVERIFY(done.wait(60000));
-        QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+        QVERIFY2(lastOutcome(done).ok(), qPrintable(lastOutcome(done).message));
         QVERIFY(changed.count() >= 1);
         const EntryTableModel* m = doc->model();
         QTRY_VERIFY_WITH_TIMEOUT(!m->isCounting(), 20000);   // the refresh re-counts off the GUI thread
@@ -260,7 +261,7 @@ private Q_SLOTS:
         QSignalSpy done(doc, &StoreDocument::actionFinished);
         dialog->evictButton()->click();
         QVERIFY(done.wait(30000));
-        QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+        QVERIFY2(lastOutcome(done).ok(), qPrintable(lastOutcome(done).message));
         QCOMPARE(store->countEntries({}), uint64_t(1));
         QTRY_COMPARE_WITH_TIMEOUT(doc->model()->rowCount(), 1, 20000);
     }

@@ -135,35 +135,35 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ActionsBrowser::onCurrentChanged);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ActionsBrowser::selectionChanged);
-    connect(partsRunner_, &JobRunner::finished, this, [this](bool ok, const QString& resultOrError) {
-        if (!ok) {
-            if (resultOrError != QLatin1String("cancelled")) {
-                partsModel_->clear();
-                partsHeader_->setText(tr("Cannot list the files: %1").arg(resultOrError));
-                Q_EMIT partsLoaded(false);
-            }
-            return;
+    connect(partsRunner_, &JobRunner::finished, this, [this](const JobOutcome& outcome) {
+        if (outcome.failed()) {
+            partsModel_->clear();
+            partsHeader_->setText(tr("Cannot list the files: %1").arg(outcome.message));
+            Q_EMIT partsLoaded(false);
         }
-        const auto parts = std::any_cast<PartsPtr>(partsRunner_->result());
-        partsModel_->setParts(parts);
-        if (const cs::actions::ActionsEntry* e = model_->entryAt(model_->rowOfId(shownEntryId_))) {
-            uint64_t present = 0, missing = 0;
-            for (const auto& p : *parts)
-                (p.present ? present : missing) += 1;
-            QString text = tr("<b>%1</b> · folder %2 · %3 of %4 claimed parts present")
-                               .arg(QString::fromStdString(e->key).toHtmlEscaped(),
-                                    QString::fromStdString(e->folderName).toHtmlEscaped())
-                               .arg(present)
-                               .arg(e->partCount);
-            text += e->mergedPresent ? tr(" · merged object %1").arg(QString::fromStdString(cs::formatSize(e->size)))
-                                     : tr(" · no merged object");
-            if (missing >= kMaxMissingShown)
-                text += tr(" (the first %1 missing parts are listed)").arg(kMaxMissingShown);
-            partsHeader_->setText(text);
-        }
-        Q_EMIT partsLoaded(true);
     });
     updateCountLabel();
+}
+
+void ActionsBrowser::showParts(PartsPtr parts)
+{
+    partsModel_->setParts(parts);
+    if (const cs::actions::ActionsEntry* e = model_->entryAt(model_->rowOfId(shownEntryId_))) {
+        uint64_t present = 0, missing = 0;
+        for (const auto& p : *parts)
+            (p.present ? present : missing) += 1;
+        QString text = tr("<b>%1</b> · folder %2 · %3 of %4 claimed parts present")
+                           .arg(QString::fromStdString(e->key).toHtmlEscaped(),
+                                QString::fromStdString(e->folderName).toHtmlEscaped())
+                           .arg(present)
+                           .arg(e->partCount);
+        text += e->mergedPresent ? tr(" · merged object %1").arg(QString::fromStdString(cs::formatSize(e->size)))
+                                 : tr(" · no merged object");
+        if (missing >= kMaxMissingShown)
+            text += tr(" (the first %1 missing parts are listed)").arg(kMaxMissingShown);
+        partsHeader_->setText(text);
+    }
+    Q_EMIT partsLoaded(true);
 }
 
 bool ActionsBrowser::isLoadingParts() const
@@ -271,9 +271,8 @@ void ActionsBrowser::onCurrentChanged()
     partsRunner_->start(tr("Listing parts"), [paths = where_.paths, entry = *e](cs::Job& job) {
         auto cache = openActionsForReading(paths);
         job.checkCancel();
-        return std::any(PartsPtr(std::make_shared<const std::vector<cs::actions::ActionsPart>>(
-            cache->parts(entry, kMaxMissingShown))));
-    });
+        return PartsPtr(std::make_shared<const std::vector<cs::actions::ActionsPart>>(cache->parts(entry, kMaxMissingShown)));
+    }, [this](PartsPtr parts) { showParts(std::move(parts)); });
 }
 
 } // namespace ui

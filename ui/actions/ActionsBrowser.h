@@ -57,6 +57,7 @@ Q_SIGNALS:
 
 private:
     void onCurrentChanged();
+    void showParts(std::shared_ptr<const std::vector<cs::actions::ActionsPart>> parts);
     void updateCountLabel();
 
     ActionsDataLocation where_;

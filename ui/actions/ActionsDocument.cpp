@@ -8,6 +8,7 @@
 #include "ui/actions/ActionsUploadModel.h"
 #include "ui/actions/CacheServerDialog.h"
 #include "ui/jobs/JobProgressWidget.h"
+#include "ui/jobs/DocumentActions.h"
 #include "ui/jobs/JobRunner.h"
 
 #include <algorithm>
@@ -85,7 +86,8 @@ ActionsDocument::ActionsDocument(ActionsDataLocation where, QWidget* parent)
     : QWidget(parent),
       where_(std::move(where)),
       readRunner_(new JobRunner(this)),
-      actionRunner_(new JobRunner(this)),
+      actions_(new DocumentActions(this, tr("Cache server action failed"),
+                                   [this](const JobOutcome& outcome) { afterAction(outcome); })),
       progress_(new JobProgressWidget(this)),
       summary_(new QLabel(this)),
       toolbar_(new QToolBar(this)),
@@ -136,7 +138,7 @@ ActionsDocument::ActionsDocument(ActionsDataLocation where, QWidget* parent)
     findingTable_->horizontalHeader()->resizeSection(ActionsFindingModel::Entry, 30 * digit);
     findingTable_->horizontalHeader()->resizeSection(ActionsFindingModel::Path, 50 * digit);
 
-    progress_->attach(actionRunner_);
+    progress_->attach(actions_->runner());
     connect(readRunner_, &JobRunner::finished, this, &ActionsDocument::onReadFinished);
     createActions();
     reload();
@@ -177,22 +179,17 @@ void ActionsDocument::reload()
     // write keeps the rows the user scrolled to and their selection.
     const size_t limit = std::clamp<size_t>(size_t(browser_->model()->rowCount()), kActionsPageSize, 20 * kActionsPageSize);
     readRunner_->start(tr("Reading the cache server's data"), [paths = where_.paths, limit](cs::Job& job) {
-        return std::any(
-            ActionsSnapshotPtr(std::make_shared<const ActionsSnapshot>(readActionsSnapshot(paths, job, limit))));
-    });
+        return ActionsSnapshotPtr(std::make_shared<const ActionsSnapshot>(readActionsSnapshot(paths, job, limit)));
+    }, [this](ActionsSnapshotPtr snapshot) { showSnapshot(std::move(snapshot)); });
 }
 
-void ActionsDocument::onReadFinished(bool ok, const QString& resultOrError)
+void ActionsDocument::onReadFinished(const JobOutcome& outcome)
 {
-    if (!ok) {
-        if (resultOrError == QLatin1String("cancelled"))
-            return;
-        summary_->setText(tr("Reading the data failed: %1").arg(resultOrError.toHtmlEscaped()));
-        Q_EMIT reloaded(false);
+    if (outcome.cancelled())
         return;
-    }
-    showSnapshot(std::any_cast<ActionsSnapshotPtr>(readRunner_->result()));
-    Q_EMIT reloaded(true);
+    if (outcome.failed())
+        summary_->setText(tr("Reading the data failed: %1").arg(outcome.message.toHtmlEscaped()));
+    Q_EMIT reloaded(outcome.ok());
 }
 
 void ActionsDocument::showSnapshot(ActionsSnapshotPtr snapshot)

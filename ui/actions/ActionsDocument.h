@@ -12,11 +12,11 @@
 // shows progress and Cancel, and the data is read again after each write.
 #pragma once
 #include "ui/actions/ActionsData.h"
+#include "ui/jobs/JobOutcome.h"
 #include "ui/shell/Document.h"
 
 #include <QWidget>
 
-#include <any>
 #include <functional>
 
 class QAction;
@@ -30,6 +30,7 @@ namespace ui {
 class ActionsBrowser;
 class ActionsFindingModel;
 class ActionsUploadModel;
+class DocumentActions;
 class JobProgressWidget;
 class JobRunner;
 
@@ -53,7 +54,7 @@ public:
     // alone says little (the server's default is ".data"); for a deployment
     // the database's user@host/db (no password) and the bucket.
     QString title() const;
-    JobRunner* jobRunner() const override { return actionRunner_; }
+    JobRunner* jobRunner() const override;
 
     // For tests.
     ActionsBrowser* browser() const { return browser_; }
@@ -70,7 +71,7 @@ public:
     QAction* importAction() const { return import_; }
     QAction* removeOrphansAction() const { return removeOrphans_; }
     QAction* verifyAction() const { return verify_; }
-    QString lastActionError() const { return lastActionError_; }
+    QString lastActionError() const;
 
 public Q_SLOTS:
     // Reads entries and uploads again (a job; nothing is written).
@@ -86,8 +87,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     // After each read of the data (ok false: the reason is in the summary).
     void reloaded(bool ok);
-    // After each action job: ok, or the error sentence / "cancelled".
-    void actionFinished(bool ok, const QString& resultOrError);
+    // After each action job, done (with its result line), failed or cancelled.
+    void actionFinished(const ui::JobOutcome& outcome);
 
 private:
     struct WritePlan {
@@ -97,19 +98,18 @@ private:
         QString activeReason;
     };
     ActionsDocument(ActionsDataLocation where, QWidget* parent);
-    void onReadFinished(bool ok, const QString& resultOrError);
+    void onReadFinished(const JobOutcome& outcome);
     void showSnapshot(ActionsSnapshotPtr snapshot);
     // ActionsDocumentActions.cpp
     void createActions();
     void updateActionState();
-    // A write is only ever started from here: the confirmation's button runs it.
-    void confirmThen(const QString& title, const QString& text, const QString& confirmLabel, std::function<void()> run);
-    // Runs work on the action runner; onResult (GUI thread) gets its value
-    // when it succeeds. rereadAfter: read the data again when it ends (any
-    // write; a failed or cancelled one may have done part of its work).
-    void runAction(const QString& name, bool rereadAfter, std::function<std::any(cs::Job&)> work,
-                   std::function<void(const std::any&)> onResult = {});
-    void onActionFinished(bool ok, const QString& resultOrError);
+    // Runs work as an action (DocumentActions::run); rereadAfter: read the
+    // data again when it ends (any write; a failed or cancelled one may have
+    // done part of its work). A write is only ever started from a
+    // confirmation's button (actions_->confirmThen).
+    template <typename... WorkAndResult>
+    void runAction(const QString& name, bool rereadAfter, WorkAndResult... workAndResult);
+    void afterAction(const JobOutcome& outcome);
     // Runs plan read-only on the action runner, then asks with its text; the
     // confirmation runs write(force), force = the server looked active.
     void planThenConfirm(const QString& planName, std::function<WritePlan(cs::actions::ActionsCache&)> plan,
@@ -118,7 +118,7 @@ private:
 
     ActionsDataLocation where_;
     JobRunner* readRunner_;
-    JobRunner* actionRunner_;
+    DocumentActions* actions_;
     JobProgressWidget* progress_;
     QLabel* summary_;
     QToolBar* toolbar_;
@@ -139,8 +139,6 @@ private:
     ActionsSnapshotPtr snapshot_;
     bool loaded_ = false;
     bool rereadAfterAction_ = false;
-    std::function<void(const std::any&)> onResult_;
-    QString lastActionError_;
 };
 
 } // namespace ui

@@ -9,10 +9,12 @@
 
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Units.h"
 #include "ui/actions/ActionsBrowser.h"
 #include "ui/actions/ActionsEvictDialog.h"
 #include "ui/actions/ActionsFindingModel.h"
+#include "ui/jobs/DocumentActions.h"
 #include "ui/jobs/JobRunner.h"
 
 #include <QAction>
@@ -90,14 +92,15 @@ void ActionsDocument::createActions()
     connect(import_, &QAction::triggered, this, &ActionsDocument::importIntoStore);
     connect(verify_, &QAction::triggered, this, &ActionsDocument::verify);
     connect(refresh_, &QAction::triggered, this, &ActionsDocument::reload);
-    connect(actionRunner_, &JobRunner::finished, this, &ActionsDocument::onActionFinished);
+    connect(actions_, &DocumentActions::finished, this, &ActionsDocument::actionFinished);
+    connect(actions_->runner(), &JobRunner::started, this, &ActionsDocument::updateActionState);
     connect(browser_, &ActionsBrowser::selectionChanged, this, &ActionsDocument::updateActionState);
     updateActionState();
 }
 
 void ActionsDocument::updateActionState()
 {
-    const bool idle = !actionRunner_->isRunning() && loaded_;
+    const bool idle = !actions_->isRunning() && loaded_;
     bool anyMergeable = false;
     for (const auto& e : browser_->selectedEntries())
         anyMergeable = anyMergeable || mergeable(e);
@@ -110,56 +113,29 @@ void ActionsDocument::updateActionState()
     verify_->setEnabled(idle);
 }
 
-void ActionsDocument::confirmThen(const QString& title, const QString& text, const QString& confirmLabel,
-                                  std::function<void()> run)
+JobRunner* ActionsDocument::jobRunner() const
 {
-    // Window-modal and non-blocking (open(), not exec()): nothing waits on a
-    // nested event loop, and a test can find the box and press its button.
-    auto* box = new QMessageBox(QMessageBox::Question, title, text, QMessageBox::Cancel, this);
-    box->setObjectName(QStringLiteral("confirmWrite"));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setTextFormat(Qt::RichText);
-    QPushButton* yes = box->addButton(confirmLabel, QMessageBox::AcceptRole);
-    yes->setObjectName(QStringLiteral("confirmButton"));
-    box->setDefaultButton(qobject_cast<QPushButton*>(box->button(QMessageBox::Cancel)));
-    connect(box, &QMessageBox::buttonClicked, this, [yes, run = std::move(run)](QAbstractButton* clicked) {
-        if (clicked == yes)
-            run();
-    });
-    box->open();
+    return actions_->runner();
 }
 
-void ActionsDocument::runAction(const QString& name, bool rereadAfter, std::function<std::any(cs::Job&)> work,
-                                std::function<void(const std::any&)> onResult)
+QString ActionsDocument::lastActionError() const
 {
-    lastActionError_.clear();
+    return actions_->lastError();
+}
+
+template <typename... WorkAndResult>
+void ActionsDocument::runAction(const QString& name, bool rereadAfter, WorkAndResult... workAndResult)
+{
     rereadAfterAction_ = rereadAfter;
-    onResult_ = std::move(onResult);
-    actionRunner_->start(name, std::move(work));
-    updateActionState();
+    actions_->run(name, std::move(workAndResult)...);
 }
 
-void ActionsDocument::onActionFinished(bool ok, const QString& resultOrError)
+void ActionsDocument::afterAction(const JobOutcome&)
 {
-    // Take the handler first: it may start the next job (a plan's confirmation does not, a test may).
-    auto onResult = std::exchange(onResult_, {});
-    if (!ok) {
-        lastActionError_ = resultOrError;
-        if (resultOrError != QLatin1String("cancelled")) {
-            auto* box = new QMessageBox(QMessageBox::Warning, tr("Cache server action failed"), resultOrError,
-                                        QMessageBox::Ok, this);
-            box->setObjectName(QStringLiteral("actionFailed"));
-            box->setAttribute(Qt::WA_DeleteOnClose);
-            box->open();
-        }
-    }
     // Even a failed or cancelled write may have done part of its work.
     if (std::exchange(rereadAfterAction_, false))
         reload();
     updateActionState();
-    if (ok && onResult)
-        onResult(actionRunner_->result());
-    Q_EMIT actionFinished(ok, resultOrError);
 }
 
 void ActionsDocument::planThenConfirm(const QString& planName, std::function<WritePlan(cs::actions::ActionsCache&)> plan,
@@ -175,10 +151,9 @@ void ActionsDocument::planThenConfirm(const QString& planName, std::function<Wri
                       p.active = a.active;
                       p.activeReason = QString::fromStdString(a.reason);
                   }
-                  return std::any(std::make_shared<const WritePlan>(std::move(p)));
+                  return std::make_shared<const WritePlan>(std::move(p));
               },
-              [this, title, confirmLabel, write = std::move(write)](const std::any& result) {
-                  const auto p = std::any_cast<std::shared_ptr<const WritePlan>>(result);
+              [this, title, confirmLabel, write = std::move(write)](const std::shared_ptr<const WritePlan>& p) {
                   if (p->nothingToDo) {
                       auto* box = new QMessageBox(QMessageBox::Information, title, p->text, QMessageBox::Ok, this);
                       box->setObjectName(QStringLiteral("nothingToDo"));
@@ -192,7 +167,7 @@ void ActionsDocument::planThenConfirm(const QString& planName, std::function<Wri
                               + QStringLiteral("</b> ")
                               + tr("Writing now could race it; stop the server first, or go ahead anyway.");
                   const bool force = p->active;
-                  confirmThen(title, text, p->active ? tr("%1 anyway").arg(confirmLabel) : confirmLabel,
+                  actions_->confirmThen(title, text, p->active ? tr("%1 anyway").arg(confirmLabel) : confirmLabel,
                               [write, force] { write(force); });
               });
 }
@@ -205,10 +180,9 @@ void ActionsDocument::verify()
                   auto cache = openActionsForReading(paths);
                   auto findings = std::make_shared<const std::vector<cs::actions::Finding>>(cache->verify(job));
                   job.finish(std::to_string(findings->size()) + " findings");
-                  return std::any(FindingsPtr(findings));
+                  return FindingsPtr(findings);
               },
-              [this](const std::any& result) {
-                  const auto findings = std::any_cast<FindingsPtr>(result);
+              [this](const FindingsPtr& findings) {
                   findingModel_->setFindings(*findings);
                   const QString at = formatEpochMs(nowEpochMs());
                   findingHeader_->setText(findings->empty()
@@ -267,7 +241,6 @@ void ActionsDocument::mergeIds(const std::vector<std::string>& ids, const QStrin
                         bytes += r.bytes;
                     }
                 job.finish("merged " + std::to_string(merged) + " entries (" + cs::formatSize(bytes) + ")");
-                return std::any(merged);
             });
         });
 }
@@ -307,7 +280,6 @@ void ActionsDocument::evictWithPreview()
             for (const auto& e : gone)
                 bytes += e.size;
             job.finish(std::to_string(gone.size()) + " entries evicted (" + cs::formatSize(bytes) + ")");
-            return std::any(gone.size());
         });
     });
     dialog->open();
@@ -344,7 +316,6 @@ void ActionsDocument::removeOrphans()
                 auto cache = openActionsForWriting(paths);
                 const auto removed = cache->removeOrphans(job, {force});
                 job.finish(std::to_string(removed.size()) + " orphans removed");
-                return std::any(removed.size());
             });
         });
 }
@@ -362,12 +333,10 @@ void ActionsDocument::importInto(const QString& storeDir)
     if (!snapshot_)
         return;
     const QDir target(storeDir);
-    const bool exists = QFileInfo::exists(target.filePath(QStringLiteral("catalog.db")));
+    const bool exists = cs::store::StoreLayout::namesCatalog(storeDir.toStdString());
     if (!exists && QFileInfo::exists(storeDir) && !target.isEmpty()) {
-        lastActionError_ = tr("%1 is neither a cachescope store nor an empty folder.").arg(QDir::toNativeSeparators(storeDir));
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot import"), lastActionError_, QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
+        actions_->refuse(tr("Cannot import"),
+                         tr("%1 is neither a cachescope store nor an empty folder.").arg(QDir::toNativeSeparators(storeDir)));
         return;
     }
     std::vector<cs::actions::ActionsEntry> chosen = browser_->selectedEntries();
@@ -393,15 +362,14 @@ void ActionsDocument::importInto(const QString& storeDir)
                          + QStringLiteral("<p>")
                          + tr("The server's data is only read. The entries keep their key and version, go into scope "
                               "\"actions\" and are merged into the store's pack.");
-    confirmThen(tr("Import into store"), text, tr("Import"), [this, exists, ids, path = target.absolutePath().toStdString()] {
+    actions_->confirmThen(tr("Import into store"), text, tr("Import"), [this, exists, ids, path = target.absolutePath().toStdString()] {
         runAction(tr("Importing into %1").arg(QString::fromStdString(path)), false,
                   [paths = where_.paths, exists, ids, path](cs::Job& job) {
                       auto cache = openActionsForReading(paths);
                       auto store = exists ? cs::store::Store::open(path) : cs::store::Store::init(path);
-                      const auto r = cache->importInto(*store, ids, "actions", 1 << 20, false, job);
+                      const auto r = cache->importInto(*store, ids, {}, 1 << 20, false, job);
                       job.finish("imported " + std::to_string(r.entries) + " entries (" + cs::formatSize(r.bytes)
                                  + ") into " + path + ": " + cs::formatSize(r.appendedBytes) + " appended to the pack");
-                      return std::any(r.entries);
                   });
     });
 }

@@ -20,7 +20,10 @@ using PagePtr = std::shared_ptr<QueryPage>;
 
 ActionsEntryModel::ActionsEntryModel(QObject* parent) : QAbstractTableModel(parent), fetcher_(new JobRunner(this))
 {
-    connect(fetcher_, &JobRunner::finished, this, &ActionsEntryModel::onPage);
+    connect(fetcher_, &JobRunner::finished, this, [this](const JobOutcome& outcome) {
+        if (outcome.failed())
+            Q_EMIT pageFetched(false, outcome.message);
+    });
 }
 
 void ActionsEntryModel::setLocation(ActionsDataLocation where)
@@ -82,8 +85,8 @@ void ActionsEntryModel::readFirstPage()
         result->matching = cache->entryCount(query.keyContains);
         job.checkCancel();
         result->page = cache->entriesPage(query, std::nullopt, kActionsPageSize, &job);
-        return std::any(result);
-    });
+        return result;
+    }, [this](PagePtr result) { addPage(std::move(result)); });
 }
 
 bool ActionsEntryModel::isFetching() const
@@ -104,18 +107,12 @@ void ActionsEntryModel::fetchMore(const QModelIndex& parent)
         auto cache = openActionsForReading(paths);
         auto result = std::make_shared<QueryPage>();
         result->page = cache->entriesPage(query, after, kActionsPageSize, &job);
-        return std::any(result);
-    });
+        return result;
+    }, [this](PagePtr result) { addPage(std::move(result)); });
 }
 
-void ActionsEntryModel::onPage(bool ok, const QString& resultOrError)
+void ActionsEntryModel::addPage(PagePtr result)
 {
-    if (!ok) {
-        if (resultOrError != QLatin1String("cancelled"))
-            Q_EMIT pageFetched(false, resultOrError);
-        return;
-    }
-    const PagePtr result = std::any_cast<PagePtr>(fetcher_->result());
     if (result->matching)
         matching_ = result->matching;
     next_ = std::move(result->page.next);

@@ -15,6 +15,7 @@
 
 namespace ui {
 class JobRunner;
+struct QueryPage;
 
 class ActionsEntryModel : public QAbstractTableModel {
     Q_OBJECT
@@ -65,7 +66,7 @@ Q_SIGNALS:
     void pageFetched(bool ok, const QString& error);
 
 private:
-    void onPage(bool ok, const QString& resultOrError);
+    void addPage(std::shared_ptr<QueryPage> result);
     void readFirstPage();
 
     ActionsDataLocation where_;

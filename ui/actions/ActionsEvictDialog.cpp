@@ -62,15 +62,16 @@ void ActionsEvictDialog::startPreview(const EvictFields& fields)
         preview->activity = cache->activity();
         for (const auto& e : preview->entries)
             preview->bytes += e.size;
-        return std::any(PreviewPtr(std::move(preview)));
+        return PreviewPtr(std::move(preview));
+    }, [this](PreviewPtr preview) {
+        preview_ = std::move(preview);
+        previewed_ = pending_;
+        activeAtPreview_ = preview_->activity.active;
     });
 }
 
-size_t ActionsEvictDialog::acceptPreview(const std::any& result)
+size_t ActionsEvictDialog::previewSize() const
 {
-    preview_ = std::any_cast<PreviewPtr>(result);
-    previewed_ = pending_;
-    activeAtPreview_ = preview_->activity.active;
     return preview_->entries.size();
 }
 

@@ -34,7 +34,7 @@ public:
 
 protected:
     void startPreview(const EvictFields& fields) override;
-    size_t acceptPreview(const std::any& result) override;
+    size_t previewSize() const override;
     EvictPreviewRow previewRow(size_t i) const override;
     QString previewSummary(size_t n) const override;
     QString previewWarning() const override;

@@ -133,7 +133,7 @@ CacheServerDialog::CacheServerDialog(QWidget* parent)
 
     connect(buttons_, &QDialogButtonBox::accepted, this, &CacheServerDialog::startOpening);
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(runner_, &JobRunner::finished, this, &CacheServerDialog::onOpened);
+    connect(runner_, &JobRunner::finished, this, &CacheServerDialog::onOpenEnded);
     // Closing the dialog while it opens drops the attempt (the worker stops
     // at its next cancel check; a database connect gives up within 10 s).
     connect(this, &QDialog::rejected, runner_, &JobRunner::cancel);
@@ -202,25 +202,30 @@ void CacheServerDialog::startOpening()
             cs::actions::openStorageAt(paths.storageDir,
                                        cs::actions::RemoteOptions{paths.endpoint, paths.region, paths.credentials}, &job);
             job.checkCancel();
-            return std::any(paths);
+            return paths;
         },
+        [this](cs::actions::DataDirPaths opened) { onOpened(std::move(opened)); },
         {tr("Connecting to the database"), tr("Checking the storage")});
 }
 
-void CacheServerDialog::onOpened(bool ok, const QString& resultOrError)
+void CacheServerDialog::onOpened(cs::actions::DataDirPaths paths)
 {
     setEditing(true);
-    if (!ok) {
-        if (resultOrError != QLatin1String("cancelled")) {
-            error_->setText(resultOrError);
-            error_->show();
-        }
-        return;
-    }
     location_ = ActionsDataLocation{};
-    location_.paths = std::any_cast<cs::actions::DataDirPaths>(runner_->result());
+    location_.paths = std::move(paths);
     saveSettings();
     accept();
+}
+
+void CacheServerDialog::onOpenEnded(const JobOutcome& outcome)
+{
+    if (outcome.ok())
+        return;   // onOpened took it
+    setEditing(true);
+    if (outcome.failed()) {
+        error_->setText(outcome.message);
+        error_->show();
+    }
 }
 
 void CacheServerDialog::saveSettings() const

@@ -22,6 +22,7 @@ class QLabel;
 class QLineEdit;
 
 namespace ui {
+struct JobOutcome;
 class JobProgressWidget;
 class JobRunner;
 
@@ -56,7 +57,8 @@ public Q_SLOTS:
     void startOpening();
 
 private:
-    void onOpened(bool ok, const QString& resultOrError);
+    void onOpened(cs::actions::DataDirPaths paths);
+    void onOpenEnded(const JobOutcome& outcome);
     void setEditing(bool editing);
     void saveSettings() const;
 

@@ -2,6 +2,7 @@
 
 #include "core/bench/SamplesCsv.h"
 #include "core/jobs/Job.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "ui/bench/BenchModels.h"
 #include "ui/bench/SamplePlot.h"
@@ -192,7 +193,7 @@ cs::BenchHistory BenchmarkDocument::openHistory() const
 QString BenchmarkDocument::historyLocation() const
 {
     if (!storeDir_.isEmpty())
-        return storeDir_ + QStringLiteral("/catalog.db");
+        return q(cs::store::StoreLayout::catalogLabel(storeDir_.toStdString()));
     return historyPath_.isEmpty() ? q(cs::BenchHistory::defaultPath()) : historyPath_;
 }
 
@@ -295,17 +296,18 @@ bool BenchmarkDocument::run()
     // Plain strings for the worker (no QString crosses threads: ui/jobs/Background.h).
     const std::string historyPath = historyPath_.toStdString();
     const std::string storeDir = storeDir_.toStdString();
-    runner_->start(QStringLiteral("benchmark %1").arg(scenario()), [=](cs::Job& job) -> std::any {
+    runner_->start(QStringLiteral("benchmark %1").arg(scenario()), [=](cs::Job& job) {
         *pending = cs::runScenario(name, options, job);
         cs::BenchHistory h = inStore ? cs::BenchHistory::openStore(storeDir)
                              : historyPath.empty() ? cs::BenchHistory::openDefault()
                                                    : cs::BenchHistory::openFile(historyPath);
         h.save(*pending);
-        if (pending->status == "cancelled")
+        // runScenario left the job cancelled or failed as the run ended; so
+        // does Job::run when the work throws.
+        if (job.status().state == cs::JobState::Cancelled)
             throw cs::Cancelled();
-        if (pending->status == "failed")
+        if (job.status().state == cs::JobState::Failed)
             throw cs::Error(pending->error);
-        return pending->id;
     });
     statusLabel_->setText(tr("Running %1…").arg(scenario()));
     setRunning(true);
@@ -343,7 +345,7 @@ void BenchmarkDocument::drainLive()
     }
 }
 
-void BenchmarkDocument::onFinished(bool ok, const QString& text)
+void BenchmarkDocument::onFinished(const JobOutcome& outcome)
 {
 
     setRunning(false);
@@ -354,8 +356,8 @@ void BenchmarkDocument::onFinished(bool ok, const QString& text)
     if (!run) {
         return;
     }
-    statusLabel_->setText(ok ? tr("Run %1 done.").arg(run->id)
-                             : tr("Run %1 %2: %3").arg(run->id).arg(q(run->status), text));
+    statusLabel_->setText(outcome.ok() ? tr("Run %1 done.").arg(run->id)
+                                       : tr("Run %1 %2: %3").arg(run->id).arg(q(run->status), outcome.message));
     // Show the finished run from its own samples (all of them, not the live window).
     std::vector<cs::BenchRun> runs{*run};
     showRuns(std::move(runs));

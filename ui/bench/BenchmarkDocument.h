@@ -28,6 +28,7 @@ class QTableView;
 class QTimer;
 
 namespace ui {
+struct JobOutcome;
 class HistoryModel;
 class JobProgressWidget;
 class JobRunner;
@@ -92,7 +93,7 @@ private:
     };
     void buildForm();
     void drainLive();
-    void onFinished(bool ok, const QString& text);
+    void onFinished(const JobOutcome& outcome);
     void showRuns(std::vector<cs::BenchRun> runs);
     void compareSelected();
     void showSelected();

@@ -98,8 +98,8 @@ void FrameLayoutDocument::rescan(bool withBlocks)
         if (withBlocks)
             for (cs::FrameInfo& f : layout->frames)
                 std::vector<cs::BlockInfo>().swap(f.blockList);  // counts are kept in f.blocks; the list is not shown
-        return std::any(layout);
-    });
+        return layout;
+    }, [this](LayoutPtr scanned) { showScanned(std::move(scanned)); });
 }
 
 bool FrameLayoutDocument::isScanning() const
@@ -107,21 +107,8 @@ bool FrameLayoutDocument::isScanning() const
     return runner_->isRunning();
 }
 
-void FrameLayoutDocument::onScanFinished(bool ok, const QString& resultOrError)
+void FrameLayoutDocument::showScanned(LayoutPtr scanned)
 {
-    blocksButton_->setEnabled(true);
-    if (!ok) {
-        const bool cancelled = runner_->lastStatus().state == cs::JobState::Cancelled;
-        summary_->showError(cancelled ? tr("Scan cancelled.") : resultOrError);
-        if (!layout_) {
-            band_->setFrames(std::make_shared<std::vector<cs::FrameInfo>>(), 0);
-            model_->clear();
-            histogram_->setFrames({});
-        }
-        Q_EMIT scanFinished(false, summary_->verdictText());
-        return;
-    }
-    const LayoutPtr scanned = std::any_cast<LayoutPtr>(runner_->result());
     auto frames = std::make_shared<std::vector<cs::FrameInfo>>(std::move(scanned->frames));
     scanned->frames.clear();
     layout_ = std::make_unique<cs::FrameLayout>(std::move(*scanned));
@@ -131,7 +118,22 @@ void FrameLayoutDocument::onScanFinished(bool ok, const QString& resultOrError)
     model_->setFrames(frames_);
     histogram_->setFrames(*frames_);
     table_->resizeColumnsToContents();
-    Q_EMIT scanFinished(true, QString());
+}
+
+void FrameLayoutDocument::onScanFinished(const JobOutcome& outcome)
+{
+    blocksButton_->setEnabled(true);
+    if (outcome.ok()) {
+        Q_EMIT scanFinished(outcome);
+        return;
+    }
+    summary_->showError(outcome.cancelled() ? tr("Scan cancelled.") : outcome.message);
+    if (!layout_) {
+        band_->setFrames(std::make_shared<std::vector<cs::FrameInfo>>(), 0);
+        model_->clear();
+        histogram_->setFrames({});
+    }
+    Q_EMIT scanFinished({outcome.kind, summary_->verdictText()});
 }
 
 void FrameLayoutDocument::selectFrame(int frameIndex)

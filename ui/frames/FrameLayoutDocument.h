@@ -5,6 +5,7 @@
 // PNG/PDF/SVG and the table as CSV.
 #pragma once
 #include "core/frames/FrameLayout.h"
+#include "ui/jobs/JobOutcome.h"
 #include "ui/shell/Document.h"
 
 #include <QWidget>
@@ -53,11 +54,12 @@ public:
     FrameSummaryPanel* summary() const { return summary_; }
 
 Q_SIGNALS:
-    // After every scan: ok, or the error sentence (also shown in the view).
-    void scanFinished(bool ok, const QString& errorText);
+    // After every scan: done, or failed / cancelled with the sentence shown in the view.
+    void scanFinished(const ui::JobOutcome& outcome);
 
 private:
-    void onScanFinished(bool ok, const QString& resultOrError);
+    void showScanned(std::shared_ptr<cs::FrameLayout> scanned);
+    void onScanFinished(const JobOutcome& outcome);
     void selectFrame(int frameIndex);
     void createExportActions();
     QString exportBaseName() const;

@@ -1,5 +1,6 @@
 #include "ui/gc/GcRunView.h"
 
+#include "core/store/StoreLayout.h"
 #include "ui/charts/ChartExport.h"
 #include "ui/charts/PlotTheme.h"
 #include "ui/gc/GcFormat.h"
@@ -207,21 +208,21 @@ void GcRunView::start(bool dryRun)
     steps_->finish(false);   // every step pending again
     status_->setText(dryRun ? tr("Dry run…") : tr("Collecting garbage…"));
     const std::string dir = storeDir_.toStdString();
-    runner_->start(dryRun ? tr("GC dry run") : tr("GC"), [dir, dryRun](cs::Job& job) -> std::any {
+    runner_->start(dryRun ? tr("GC dry run") : tr("GC"), [dir, dryRun](cs::Job& job) {
         cs::gc::GcOptions options;
         options.dryRun = dryRun;
-        options.catalogPath = dir + "/catalog.db";
+        options.catalogPath = cs::store::StoreLayout::open(dir).storeCatalogPath();
         return std::make_shared<cs::gc::GcResult>(cs::gc::collectStoreGarbage(dir, options, job));
-    });
+    }, [this](std::shared_ptr<cs::gc::GcResult> result) { last_ = std::make_unique<cs::gc::GcResult>(std::move(*result)); });
 }
 
-void GcRunView::finished(bool ok, const QString& error)
+void GcRunView::finished(const JobOutcome& outcome)
 {
+    const bool ok = outcome.ok();
     run_->setEnabled(true);
     dryRun_->setEnabled(true);
     steps_->finish(ok);
     if (ok) {
-        last_ = std::make_unique<cs::gc::GcResult>(*std::any_cast<std::shared_ptr<cs::gc::GcResult>>(runner_->result()));
         const auto& st = last_->stats;
         gctables::fillSteps(stepsModel_, st);
         gctables::fillTotals(totalsModel_, st);
@@ -236,10 +237,10 @@ void GcRunView::finished(bool ok, const QString& error)
         tabs_->setCurrentIndex(0);
         if (runningDry_ && !showDryRuns_->isChecked())
             showDryRuns_->setChecked(true);
-    } else if (error == QLatin1String("cancelled")) {
+    } else if (outcome.cancelled()) {
         status_->setText(tr("Cancelled: the pack is unchanged."));
     } else {
-        status_->setText(tr("<span style='color:#c0392b'>GC failed: %1</span>").arg(error.toHtmlEscaped()));
+        status_->setText(tr("<span style='color:#c0392b'>GC failed: %1</span>").arg(outcome.message.toHtmlEscaped()));
     }
     loadHistory();
     if (!runningDry_)
@@ -249,20 +250,19 @@ void GcRunView::finished(bool ok, const QString& error)
 
 void GcRunView::loadHistory()
 {
-    const std::string catalog = (storeDir_ + QStringLiteral("/catalog.db")).toStdString();
-    historyRunner_->start(tr("GC history"), [catalog](cs::Job&) -> std::any {
-        return std::make_shared<std::vector<cs::gc::GcRun>>(cs::gc::gcHistory(catalog));
-    });
+    const std::string dir = storeDir_.toStdString();
+    historyRunner_->start(tr("GC history"), [dir](cs::Job&) {
+        return cs::gc::gcHistory(cs::store::StoreLayout::open(dir).storeCatalogPath());
+    }, [this](std::vector<cs::gc::GcRun> runs) { runs_ = std::move(runs); });
 }
 
-void GcRunView::historyFinished(bool ok, const QString& error)
+void GcRunView::historyFinished(const JobOutcome& outcome)
 {
-    if (!ok) {
-        if (error != QLatin1String("cancelled"))
-            status_->setText(tr("<span style='color:#c0392b'>Cannot read the GC history: %1</span>").arg(error.toHtmlEscaped()));
+    if (!outcome.ok()) {
+        if (outcome.failed())
+            status_->setText(tr("<span style='color:#c0392b'>Cannot read the GC history: %1</span>").arg(outcome.message.toHtmlEscaped()));
         return;
     }
-    runs_ = *std::any_cast<std::shared_ptr<std::vector<cs::gc::GcRun>>>(historyRunner_->result());
     showHistory();
     if (!last_ && !runner_->isRunning()) {
         // Nothing run here yet: show the latest real run of the history.

@@ -24,6 +24,7 @@ class QTabWidget;
 class QTableView;
 
 namespace ui {
+struct JobOutcome;
 class GcStepList;
 class JobProgressWidget;
 class JobRunner;
@@ -68,8 +69,8 @@ Q_SIGNALS:
 
 private:
     void start(bool dryRun);
-    void finished(bool ok, const QString& error);
-    void historyFinished(bool ok, const QString& error);
+    void finished(const JobOutcome& outcome);
+    void historyFinished(const JobOutcome& outcome);
     void showHistory();
     QWidget* makeTableBox(QTableView* view, const QString& title, QStandardItemModel* model, const QString& exportName);
 

@@ -1,5 +1,7 @@
 #include "ui/gc/GcStepList.h"
 
+#include "core/gc/Gc.h"
+
 #include <QPainter>
 #include <QPainterPath>
 
@@ -34,6 +36,7 @@ void GcStepList::setSteps(const QStringList& names)
     for (int i = 0; i < names.size(); ++i) {
         auto* item = new QListWidgetItem(iconFor(StepState::Pending), names[i], this);
         item->setSizeHint(QSize(0, fontMetrics().height() + 8));
+        item->setToolTip(QString::fromStdString(cs::gc::gcStepWork(names[i].toStdString())));
     }
 }
 

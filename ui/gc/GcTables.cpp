@@ -58,7 +58,7 @@ void fillSteps(QStandardItemModel* model, const cs::gc::GcStats& stats)
 {
     reset(model, {QObject::tr("Step"), QObject::tr("Wall"), QObject::tr("User"), QObject::tr("Sys"),
                   QObject::tr("Max RSS"), QObject::tr("minflt"), QObject::tr("majflt"), QObject::tr("inblock"),
-                  QObject::tr("oublock"), QObject::tr("nvcsw"), QObject::tr("nivcsw")});
+                  QObject::tr("oublock"), QObject::tr("nvcsw"), QObject::tr("nivcsw"), QObject::tr("What it does")});
     cs::gc::StepStats total;
     total.name = QObject::tr("total").toStdString();
     auto addRow = [&](const cs::gc::StepStats& s, bool bold) {
@@ -66,7 +66,9 @@ void fillSteps(QStandardItemModel* model, const cs::gc::GcStats& stats)
                                   secondsItem(s.userSeconds), secondsItem(s.sysSeconds),
                                   numberItem(gcfmt::size(s.maxrssKiB * 1024), double(s.maxrssKiB)),
                                   countItem(s.minflt), countItem(s.majflt), countItem(s.inblock), countItem(s.oublock),
-                                  countItem(s.nvcsw), countItem(s.nivcsw)};
+                                  countItem(s.nvcsw), countItem(s.nivcsw),
+                                  textItem(QString::fromStdString(cs::gc::gcStepWork(s.name)))};
+        row.front()->setToolTip(row.back()->text());
         if (bold)
             for (QStandardItem* it : row) {
                 QFont f = it->font();

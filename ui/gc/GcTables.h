@@ -14,7 +14,8 @@ class QStandardItemModel;
 namespace ui::gctables {
 
 // One row per step (wall, user, sys, maxrss, minflt, majflt, inblock,
-// oublock, nvcsw, nivcsw) and a total row (sums; maxrss is the maximum).
+// oublock, nvcsw, nivcsw, what the step does: the copies are in "traverse")
+// and a total row (sums; maxrss is the maximum).
 void fillSteps(QStandardItemModel* model, const cs::gc::GcStats& stats);
 // Figure / value: objects visited, live and reclaimed bytes, pack before and after, ...
 void fillTotals(QStandardItemModel* model, const cs::gc::GcStats& stats);

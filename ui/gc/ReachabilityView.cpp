@@ -1,6 +1,7 @@
 #include "ui/gc/ReachabilityView.h"
 #include "ui/shell/Plural.h"
 
+#include "core/store/StoreLayout.h"
 #include "core/util/Sha256.h"
 #include "ui/charts/ChartExport.h"
 #include "ui/gc/GcFormat.h"
@@ -161,13 +162,15 @@ void ReachabilityView::refresh()
     lookupRunner_->cancel();
     refresh_->setEnabled(false);
     const std::string dir = storeDir_.toStdString();
-    runner_->start(tr("GC dry run"), [dir](cs::Job& job) -> std::any {
-        auto pack = cs::pack::Pack::open(dir + "/pack", false);
+    runner_->start(tr("GC dry run"), [dir](cs::Job& job) {
+        // Through the layout: a linked pack/ or catalog.db is refused, never followed.
+        const auto layout = cs::store::StoreLayout::open(dir);
+        auto pack = layout.openPack(false);
         cs::gc::GcOptions options;
         options.dryRun = true;
         options.recordDryRun = false; // a view refresh, not a run the user asked for
         options.collectRanges = true;
-        options.catalogPath = dir + "/catalog.db";
+        options.catalogPath = layout.storeCatalogPath();
         auto out = std::make_shared<DryRun>();
         out->result = cs::gc::collectGarbage(*pack, options, job);
         out->generation = pack->generation();
@@ -178,26 +181,29 @@ void ReachabilityView::refresh()
         out->result.liveRanges.clear();
         out->result.deadRanges.clear();
         return out;
-    });
+    }, [this](std::shared_ptr<DryRun> run) { showDryRun(*run); });
 }
 
-void ReachabilityView::dryRunFinished(bool ok, const QString& error)
+void ReachabilityView::dryRunFinished(const JobOutcome& outcome)
 {
     refresh_->setEnabled(true);
-    if (!ok) {
-        if (error != QLatin1String("cancelled"))
-            summary_->setText(tr("<span style='color:#c0392b'>Dry run failed: %1</span>").arg(error.toHtmlEscaped()));
-        else
-            summary_->setText(tr("Dry run cancelled."));
-        Q_EMIT refreshFailed(error);
-        return;
-    }
-    const auto run = std::any_cast<std::shared_ptr<DryRun>>(runner_->result());
-    packSizes_ = run->sizes;
-    result_ = std::make_unique<cs::gc::GcResult>(std::move(run->result));
+    if (outcome.ok())
+        return;   // showDryRun had it
+    if (outcome.failed())
+        summary_->setText(tr("<span style='color:#c0392b'>Dry run failed: %1</span>").arg(outcome.message.toHtmlEscaped()));
+    else
+        summary_->setText(tr("Dry run cancelled."));
+    Q_EMIT refreshFailed(outcome.message);
+}
+
+void ReachabilityView::showDryRun(DryRun& run)
+{
+    refresh_->setEnabled(true);
+    packSizes_ = run.sizes;
+    result_ = std::make_unique<cs::gc::GcResult>(std::move(run.result));
     lookups_.clear();
-    strip_->setData(run->strip);
-    mappingModel_->setGeneration(run->generation);
+    strip_->setData(run.strip);
+    mappingModel_->setGeneration(run.generation);
     const auto& st = result_->stats;
     summary_->setText(tr("Generation %1 · split at %2 · <span style='color:#2e8b57'>live %3</span> (%4, %5) · "
                          "<span style='color:#c0392b'>dead %6</span> (%7) · %8")
@@ -207,8 +213,8 @@ void ReachabilityView::dryRunFinished(bool ok, const QString& error)
                                gcfmt::size(st.reclaimedBytes), counted(qint64(st.deadObjects), "object", "objects"),
                                counted(qint64(st.roots), "root", "roots")));
     mappingLabel_->setText(tr("<b>Mapping</b> of generation %1: %2 (%3)")
-                               .arg(run->generation->control.generation)
-                               .arg(counted(qint64(run->generation->mapping.size()), "record", "records"),
+                               .arg(run.generation->control.generation)
+                               .arg(counted(qint64(run.generation->mapping.size()), "record", "records"),
                                     gcfmt::size(packSizes_.mappingBytes)));
     fillSizes();
     sizesLabel_->setText(tr("<b>Pack files</b>: generation %1 now, generation %2 after this GC")
@@ -287,13 +293,13 @@ void ReachabilityView::lookUp(const PackStripWidget::Hover& hover)
     }
     lookupHover_ = hover;
     const std::string dir = storeDir_.toStdString();
-    lookupRunner_->start(tr("Looking up offset"), [dir, hover](cs::Job& job) -> std::any {
+    lookupRunner_->start(tr("Looking up offset"), [dir, hover](cs::Job& job) {
         Lookup out;
-        const auto pack = cs::pack::Pack::open(dir + "/pack", false);
+        const auto pack = cs::store::StoreLayout::open(dir).openPack(false);
         out.object = cs::gc::objectHolding(*pack, hover.hit.range.offset, hover.offset, &job);
         out.reaching = cs::gc::entriesReaching(dir, out.object.offset, kEntriesShown, job);
         return out;
-    });
+    }, [this](Lookup found) { showLookup(found); });
 }
 
 QString ReachabilityView::lookupHtml(const PackStripWidget::Hover& hover, const Lookup& l) const
@@ -333,22 +339,24 @@ QString ReachabilityView::lookupHtml(const PackStripWidget::Hover& hover, const 
     return html;
 }
 
-void ReachabilityView::lookupFinished(bool ok, const QString& error)
+void ReachabilityView::showLookup(const Lookup& l)
 {
-    const PackStripWidget::Hover hover = lookupHover_;
-    QString html;
-    if (ok) {
-        const auto l = std::any_cast<Lookup>(lookupRunner_->result());
-        const QString objectHtml = lookupHtml(hover, l);
-        lookups_[l.object.offset] = {l.object.offset + l.object.totalBytes, objectHtml};
-        html = rangeHtml(hover) + "<hr>" + objectHtml;
-    } else if (error == QLatin1String("cancelled")) {
-        return;
-    } else {
-        html = rangeHtml(hover) + "<hr>" + tr("<i>Cannot read the object: %1</i>").arg(error.toHtmlEscaped());
-    }
-    strip_->setHoverDetails(hover, html);
-    Q_EMIT hoverDetailsReady(hover, html);
+    const QString objectHtml = lookupHtml(lookupHover_, l);
+    lookups_[l.object.offset] = {l.object.offset + l.object.totalBytes, objectHtml};
+    showHoverDetails(rangeHtml(lookupHover_) + "<hr>" + objectHtml);
+}
+
+void ReachabilityView::lookupFinished(const JobOutcome& outcome)
+{
+    if (outcome.failed())
+        showHoverDetails(rangeHtml(lookupHover_) + "<hr>"
+                         + tr("<i>Cannot read the object: %1</i>").arg(outcome.message.toHtmlEscaped()));
+}
+
+void ReachabilityView::showHoverDetails(const QString& html)
+{
+    strip_->setHoverDetails(lookupHover_, html);
+    Q_EMIT hoverDetailsReady(lookupHover_, html);
 }
 
 void ReachabilityView::exportStrip()

@@ -28,6 +28,7 @@ class QTableWidget;
 class QTimer;
 
 namespace ui {
+struct JobOutcome;
 class JobProgressWidget;
 class JobRunner;
 class MappingTableModel;
@@ -70,8 +71,11 @@ protected:
 private:
     struct DryRun;
     struct Lookup;
-    void dryRunFinished(bool ok, const QString& error);
-    void lookupFinished(bool ok, const QString& error);
+    void dryRunFinished(const JobOutcome& outcome);
+    void showDryRun(DryRun& run);
+    void lookupFinished(const JobOutcome& outcome);
+    void showLookup(const Lookup& lookup);
+    void showHoverDetails(const QString& html);
     void fillSizes();
     QString lookupHtml(const PackStripWidget::Hover& hover, const Lookup& lookup) const;
     QString rangeHtml(const PackStripWidget::Hover& hover) const;

@@ -142,16 +142,15 @@ void EvictPreviewDialog::runPreview()
     startPreview(*fields);
 }
 
-void EvictPreviewDialog::onPreviewFinished(bool ok, const QString& resultOrError)
+void EvictPreviewDialog::onPreviewFinished(const JobOutcome& outcome)
 {
     previewButton_->setEnabled(true);
-    if (!ok) {
-        message_->setText(resultOrError == QLatin1String("cancelled") ? tr("Preview cancelled.")
-                                                                      : tr("Preview failed: %1").arg(resultOrError));
+    if (!outcome.ok()) {
+        message_->setText(outcome.cancelled() ? tr("Preview cancelled.") : tr("Preview failed: %1").arg(outcome.message));
         Q_EMIT previewFinished(false);
         return;
     }
-    const size_t n = acceptPreview(runner_->result());
+    const size_t n = previewSize();
     // The first rows only: a preview of a million entries must not build a
     // million widgets.
     constexpr size_t kShown = 5000;

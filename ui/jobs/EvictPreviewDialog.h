@@ -9,7 +9,6 @@
 #include <QDialog>
 #include <QString>
 
-#include <any>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +22,7 @@ class QPushButton;
 class QTableWidget;
 
 namespace ui {
+struct JobOutcome;
 class JobProgressWidget;
 class JobRunner;
 
@@ -75,11 +75,12 @@ protected:
     EvictPreviewDialog(const Texts& texts, std::vector<std::string> selectedKeys, QWidget* parent);
 
     JobRunner* runner() const { return runner_; }
-    // Starts the read-only preview of these fields on runner().
+    // Starts the read-only preview of these fields on runner(); its onResult
+    // keeps what the preview found.
     virtual void startPreview(const EvictFields& fields) = 0;
-    // Takes the finished preview's result and returns how many entries
-    // would go; previewRow() then formats each of them.
-    virtual size_t acceptPreview(const std::any& result) = 0;
+    // How many entries the finished preview would evict; previewRow() then
+    // formats each of them.
+    virtual size_t previewSize() const = 0;
     virtual EvictPreviewRow previewRow(size_t i) const = 0;
     // The sentence under the table for a non-empty preview of n entries.
     virtual QString previewSummary(size_t n) const = 0;
@@ -91,7 +92,7 @@ protected:
     virtual void dropPreview() = 0;
 
 private:
-    void onPreviewFinished(bool ok, const QString& resultOrError);
+    void onPreviewFinished(const JobOutcome& outcome);
     void invalidatePreview();
 
     std::vector<std::string> selectedKeys_;

@@ -3,6 +3,7 @@
 #include "core/util/Units.h"
 
 #include <mutex>
+#include <utility>
 
 namespace ui {
 
@@ -17,12 +18,11 @@ struct JobRunner::Channel {
 struct JobRunner::Outcome {
     bool ok = false;
     cs::JobStatus status;
-    std::any value;
 };
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent)
 {
-    static const int registered = qRegisterMetaType<cs::JobStatus>();
+    static const int registered = qRegisterMetaType<cs::JobStatus>() + qRegisterMetaType<ui::JobOutcome>();
     Q_UNUSED(registered);
 }
 
@@ -44,14 +44,20 @@ void JobRunner::cancel()
         current_->cancel();
 }
 
-int JobRunner::start(const QString& name, Work work, const QStringList& steps)
+int JobRunner::start(const QString& name, std::function<void(cs::Job&)> work, const QStringList& steps)
+{
+    return startJob(name, steps, std::move(work), {});
+}
+
+int JobRunner::startJob(const QString& name, const QStringList& steps, std::function<void(cs::Job&)> work,
+                        std::function<void()> deliverResult)
 {
     cancel();
 
     const int id = ++nextId_;
     currentId_ = id;
     running_ = true;
-    result_.reset();
+    deliverResult_ = std::move(deliverResult);
     std::vector<std::string> stepNames;
     for (const QString& s : steps)
         stepNames.push_back(s.toStdString());
@@ -72,7 +78,7 @@ int JobRunner::start(const QString& name, Work work, const QStringList& steps)
     background_.run(
         [job, work = std::move(work)] {
             Outcome outcome;
-            outcome.ok = job->run([&](cs::Job& j) { outcome.value = work(j); });
+            outcome.ok = job->run(work);
             job->setListener({});
             outcome.status = job->status();
             return outcome;
@@ -100,20 +106,15 @@ void JobRunner::deliverFinished(int jobId, Outcome outcome)
 {
     if (jobId != currentId_)
         return;  // stale result of a replaced job
-    const bool ok = outcome.ok;
-    const cs::JobStatus& status = outcome.status;
     running_ = false;
     current_.reset();
-    lastStatus_ = status;
-    result_ = ok ? std::move(outcome.value) : std::any();
-    QString text;
-    if (ok)
-        text = QString::fromStdString(status.result);
-    else if (status.state == cs::JobState::Cancelled)
-        text = QStringLiteral("cancelled");
-    else
-        text = QString::fromStdString(status.message);
-    Q_EMIT finished(ok, text);
+    lastStatus_ = outcome.status;
+    const JobOutcome end = JobOutcome::of(outcome.ok, outcome.status);
+    // Taken first: onResult may start the next job on this runner.
+    auto deliver = std::exchange(deliverResult_, {});
+    if (end.ok() && deliver)
+        deliver();
+    Q_EMIT finished(end);
 }
 
 QString JobRunner::describe(const cs::JobStatus& s)

@@ -1,5 +1,6 @@
 #include "ui/shell/MainWindow.h"
 
+#include "core/store/StoreLayout.h"
 #include "ui/actions/ActionsDocument.h"
 #include "ui/frames/FrameLayoutDocument.h"
 #include "ui/shell/RecentFiles.h"
@@ -114,7 +115,7 @@ bool MainWindow::openPath(const QString& path)
     if (looksLikeActionsData(path))
         return openActionsData(path);
     if (info.isDir()) {
-        if (!QFileInfo::exists(QDir(path).filePath(QStringLiteral("catalog.db")))) {
+        if (!cs::store::StoreLayout::namesCatalog(path.toStdString())) {
             showError(tr("Not a store"),
                       tr("%1 is not a cachescope store: it has no catalog.db.").arg(QDir::toNativeSeparators(path)));
             return false;
@@ -128,10 +129,10 @@ bool MainWindow::openPath(const QString& path)
     auto* doc = new FrameLayoutDocument(canonical(path));
     // Recent files list only files that opened: a file that is not zstd
     // shows its error in the tab and stays out of (or leaves) the list.
-    connect(doc, &FrameLayoutDocument::scanFinished, recent_, [this, path](bool ok, const QString& error) {
-        if (ok)
+    connect(doc, &FrameLayoutDocument::scanFinished, recent_, [this, path](const JobOutcome& outcome) {
+        if (outcome.ok())
             recent_->add(path);
-        else if (error != QLatin1String("cancelled"))
+        else if (outcome.failed())
             recent_->remove(path);
     });
     addDocument(doc, info.fileName(), path);

@@ -54,12 +54,12 @@ void MainWindow::followJobOf(QWidget* doc)
         jobLabel_->setText(JobRunner::describe(runner->lastStatus()));
     });
     connect(runner, &JobRunner::progress, this, show);
-    connect(runner, &JobRunner::finished, this, [this, runner](bool ok, const QString& text) {
+    connect(runner, &JobRunner::finished, this, [this, runner](const JobOutcome& outcome) {
         jobBar_->hide();
         const QString name = QString::fromStdString(runner->lastStatus().name);
         const double seconds = runner->lastStatus().elapsedSeconds;
         const QString took = seconds < 1 ? tr("%1 ms").arg(qRound(seconds * 1000)) : tr("%1 s").arg(seconds, 0, 'f', 1);
-        jobLabel_->setText(ok ? tr("%1: done in %2").arg(name, took) : tr("%1: %2").arg(name, text));
+        jobLabel_->setText(outcome.ok() ? tr("%1: done in %2").arg(name, took) : tr("%1: %2").arg(name, outcome.message));
     });
     connect(runner, &QObject::destroyed, this, [this, runner] {
         if (followedRunner_ == runner)

@@ -96,24 +96,23 @@ void EntryDetailsPane::showEntry(int64_t id)
     }
     header_->setText(tr("Loading entry %1…").arg(id));
     runner_->start(tr("Reading entry %1").arg(id), [store = store_, id](cs::Job&) {
-        return std::any(DetailsPtr(std::make_shared<cs::store::EntryDetails>(store->entryDetails(id))));
+        return DetailsPtr(std::make_shared<cs::store::EntryDetails>(store->entryDetails(id)));
+    }, [this](DetailsPtr details) {
+        details_ = std::move(details);
+        fill(*details_);
     });
 }
 
-void EntryDetailsPane::onFinished(bool ok, const QString& resultOrError)
+void EntryDetailsPane::onFinished(const JobOutcome& outcome)
 {
-    if (!ok) {
+    if (!outcome.ok()) {
         details_.reset();
         objects_->removeRows(0, objects_->rowCount());
         parts_->setRowCount(0);
         sharing_->clear();
-        header_->setText(resultOrError == QLatin1String("cancelled") ? QString() : resultOrError);
-        Q_EMIT detailsLoaded(id_, false);
-        return;
+        header_->setText(outcome.cancelled() ? QString() : outcome.message);
     }
-    details_ = std::any_cast<DetailsPtr>(runner_->result());
-    fill(*details_);
-    Q_EMIT detailsLoaded(id_, true);
+    Q_EMIT detailsLoaded(id_, outcome.ok());
 }
 
 QString EntryDetailsPane::headerText() const

@@ -17,6 +17,7 @@ class QTableWidget;
 class QTreeView;
 
 namespace ui {
+struct JobOutcome;
 class JobRunner;
 
 class EntryDetailsPane : public QWidget {
@@ -42,7 +43,7 @@ Q_SIGNALS:
     void detailsLoaded(qint64 id, bool ok);
 
 private:
-    void onFinished(bool ok, const QString& resultOrError);
+    void onFinished(const JobOutcome& outcome);
     void fill(const cs::store::EntryDetails& d);
 
     std::shared_ptr<cs::store::Store> store_;

@@ -58,15 +58,16 @@ void EvictDialog::startPreview(const EvictFields& fields)
     policy.now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     pending_ = policy;
     runner()->start(tr("Eviction preview"), [store = store_, p = policy](cs::Job& job) {
-        return std::any(PreviewPtr(std::make_shared<cs::store::EvictResult>(store->evict(p, job))));
+        return PreviewPtr(std::make_shared<cs::store::EvictResult>(store->evict(p, job)));
+    }, [this](PreviewPtr preview) {
+        preview_ = std::move(preview);
+        previewed_ = pending_;
+        previewed_.dryRun = false;
     });
 }
 
-size_t EvictDialog::acceptPreview(const std::any& result)
+size_t EvictDialog::previewSize() const
 {
-    preview_ = std::any_cast<PreviewPtr>(result);
-    previewed_ = pending_;
-    previewed_.dryRun = false;
     return preview_->evicted.size();
 }
 
@@ -80,10 +81,16 @@ EvictPreviewRow EvictDialog::previewRow(size_t i) const
 
 QString EvictDialog::previewSummary(size_t n) const
 {
-    return tr("%1 would be evicted: %2 of entry data, %3 of parts freed now; pack space is "
-              "reclaimed by the next GC.")
-        .arg(counted(qint64(n), "entry", "entries"), QString::fromStdString(cs::formatSize(preview_->bytes)),
-             QString::fromStdString(cs::formatSize(preview_->partBytes)));
+    QString text = tr("%1 would be evicted: %2 of entry data, %3 of parts freed now; pack space is "
+                      "reclaimed by the next GC.")
+                       .arg(counted(qint64(n), "entry", "entries"),
+                            QString::fromStdString(cs::formatSize(preview_->bytes)),
+                            QString::fromStdString(cs::formatSize(preview_->partBytes)));
+    // A running upload is never evicted, whatever the policy says.
+    if (const auto kept = preview_->keptRunningUploads.size())
+        text += tr(" %1 still running (idle for less than a day) would be kept: only uploads idle that long are evicted.")
+                    .arg(counted(qint64(kept), "upload", "uploads"));
+    return text;
 }
 
 std::vector<int64_t> EvictDialog::previewIds() const

@@ -6,6 +6,7 @@
 #include "core/util/Units.h"
 #include "ui/gc/GcViews.h"
 #include "ui/jobs/JobProgressWidget.h"
+#include "ui/jobs/DocumentActions.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/store/EntryTableModel.h"
 #include "ui/store/StoreBrowser.h"
@@ -43,7 +44,9 @@ StoreDocument::StoreDocument(const QString& dir, std::shared_ptr<cs::store::Stor
       dir_(dir),
       pageStore_(std::move(pages)),
       workStore_(std::move(work)),
-      actionRunner_(new JobRunner(this)),
+      // Even a failed or cancelled run may have changed the store (merge all
+      // keeps the entries it merged before the failure).
+      actions_(new DocumentActions(this, tr("Store action failed"), [this](const JobOutcome&) { notifyStoreChanged(); })),
       statsRunner_(new JobRunner(this)),
       progress_(new JobProgressWidget(this)),
       summary_(new QLabel(this)),
@@ -68,32 +71,14 @@ StoreDocument::StoreDocument(const QString& dir, std::shared_ptr<cs::store::Stor
     views_->addTab(browser_, tr("Entries"));
     layout->addWidget(views_, 1);
 
-    progress_->attach(actionRunner_);
-    connect(statsRunner_, &JobRunner::finished, this, [this](bool ok, const QString& resultOrError) {
-        if (!ok) {
-            if (resultOrError != QLatin1String("cancelled"))
-                summary_->setText(tr("Statistics failed: %1").arg(resultOrError));
-            return;
-        }
-        const auto s = std::any_cast<StatsPtr>(statsRunner_->result());
-        auto size = [](uint64_t b) { return QString::fromStdString(cs::formatSize(b)); };
-        QString text = tr("<b>%1</b> (%2 merged, %3 unmerged) · logical %4 · stored %5 · dedup %6× · "
-                          "unmerged parts %7 · pack %8")
-                           .arg(counted(qint64(s->entries), "entry", "entries"))
-                           .arg(QLocale().toString(qulonglong(s->mergedEntries)))
-                           .arg(QLocale().toString(qulonglong(s->unmergedEntries)))
-                           .arg(size(s->logicalBytes), size(s->storedBytes))
-                           .arg(s->dedupRatio, 0, 'f', 2)
-                           .arg(size(s->unmergedBytes), size(s->packBytes));
-        if (s->uploadingEntries)
-            text += tr(" · %1 in progress").arg(counted(qint64(s->uploadingEntries), "upload", "uploads"));
-        summary_->setText(text);
-        summaryReady_ = true;
-        Q_EMIT summaryUpdated();
+    progress_->attach(actions_->runner());
+    connect(statsRunner_, &JobRunner::finished, this, [this](const JobOutcome& outcome) {
+        if (outcome.failed())
+            summary_->setText(tr("Statistics failed: %1").arg(outcome.message));
     });
     // This document's own actions refresh everything when they end
     // (notifyStoreChanged); meanwhile the counters they move are not news.
-    connect(actionRunner_, &JobRunner::started, watcher_, [this] { watcher_->setPaused(true); });
+    connect(actions_->runner(), &JobRunner::started, watcher_, [this] { watcher_->setPaused(true); });
     connect(watcher_, &StoreWatcher::changed, this, &StoreDocument::onExternalChange);
     createActions();
     refreshSummary();
@@ -123,17 +108,35 @@ void StoreDocument::addView(QWidget* view, const QString& title)
     views_->addTab(view, title);
 }
 
+void StoreDocument::showStats(const cs::store::StoreStats& s)
+{
+    auto size = [](uint64_t b) { return QString::fromStdString(cs::formatSize(b)); };
+    QString text = tr("<b>%1</b> (%2 merged, %3 unmerged) · logical %4 · stored %5 · dedup %6× · "
+                      "unmerged parts %7 · pack %8")
+                       .arg(counted(qint64(s.entries), "entry", "entries"))
+                       .arg(QLocale().toString(qulonglong(s.mergedEntries)))
+                       .arg(QLocale().toString(qulonglong(s.unmergedEntries)))
+                       .arg(size(s.logicalBytes), size(s.storedBytes))
+                       .arg(s.dedupRatio, 0, 'f', 2)
+                       .arg(size(s.unmergedBytes), size(s.packBytes));
+    if (s.uploadingEntries)
+        text += tr(" · %1 in progress").arg(counted(qint64(s.uploadingEntries), "upload", "uploads"));
+    summary_->setText(text);
+    summaryReady_ = true;
+    Q_EMIT summaryUpdated();
+}
+
 void StoreDocument::refreshSummary()
 {
     summaryReady_ = false;
     statsRunner_->start(tr("Store statistics"), [store = workStore_](cs::Job& job) {
-        return std::any(StatsPtr(std::make_shared<cs::store::StoreStats>(store->stats(job))));
-    });
+        return StatsPtr(std::make_shared<cs::store::StoreStats>(store->stats(job)));
+    }, [this](StatsPtr stats) { showStats(*stats); });
 }
 
 void StoreDocument::notifyStoreChanged()
 {
-    watcher_->setPaused(actionRunner_->isRunning());
+    watcher_->setPaused(actions_->isRunning());
     watcher_->rebaseline();
     browser_->refresh();
     refreshSummary();

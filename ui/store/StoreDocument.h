@@ -14,12 +14,12 @@
 // catalog's change counters: the table is refreshed in place (selection and
 // scroll position kept), the summary re-read and storeChanged() emitted.
 #pragma once
+#include "ui/jobs/JobOutcome.h"
 #include "ui/shell/Document.h"
 
 #include <QString>
 #include <QWidget>
 
-#include <any>
 #include <functional>
 #include <memory>
 
@@ -30,9 +30,13 @@ class QTabWidget;
 class QToolBar;
 
 namespace cs { class Job; }
-namespace cs::store { class Store; }
+namespace cs::store {
+class Store;
+struct StoreStats;
+}
 
 namespace ui {
+class DocumentActions;
 class EntryTableModel;
 class JobProgressWidget;
 class JobRunner;
@@ -56,7 +60,7 @@ public:
     void addView(QWidget* view, const QString& title);
     QTabWidget* views() const { return views_; }
 
-    JobRunner* jobRunner() const override { return actionRunner_; }
+    JobRunner* jobRunner() const override;
     void refresh() override { notifyStoreChanged(); }
     QLineEdit* showFilter() override;   // the Entries tab's key filter
 
@@ -71,7 +75,7 @@ public:
     QAction* evictAction() const { return evict_; }
     StoreWatcher* watcher() const { return watcher_; }
     // The message of the last failed action ("" when the last one succeeded).
-    QString lastActionError() const { return lastActionError_; }
+    QString lastActionError() const;
 
 public Q_SLOTS:
     // Call after any change to the store: refreshes the summary and the
@@ -90,8 +94,8 @@ Q_SIGNALS:
     // Another process changed the store and the views are being refreshed.
     void externalChangeSeen();
     void summaryUpdated();
-    // After each action job: ok, or the error sentence / "cancelled".
-    void actionFinished(bool ok, const QString& resultOrError);
+    // After each action job, done (with its result line), failed or cancelled.
+    void actionFinished(const ui::JobOutcome& outcome);
 
 private:
     StoreDocument(const QString& dir, std::shared_ptr<cs::store::Store> pages,
@@ -99,14 +103,13 @@ private:
     // StoreDocumentActions.cpp
     void createActions();
     void updateActionState();
-    void runAction(const QString& name, std::function<std::any(cs::Job&)> work);
-    void onActionFinished(bool ok, const QString& resultOrError);
     void onExternalChange();
+    void showStats(const cs::store::StoreStats& stats);
 
     QString dir_;
     std::shared_ptr<cs::store::Store> pageStore_;   // GUI thread: table pages
     std::shared_ptr<cs::store::Store> workStore_;   // jobs
-    JobRunner* actionRunner_;
+    DocumentActions* actions_;
     JobRunner* statsRunner_;
     JobProgressWidget* progress_;
     QLabel* summary_;
@@ -120,7 +123,6 @@ private:
     QAction* evict_ = nullptr;
     QAction* refresh_ = nullptr;
     bool summaryReady_ = false;
-    QString lastActionError_;
 };
 
 } // namespace ui

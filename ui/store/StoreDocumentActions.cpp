@@ -8,6 +8,7 @@
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/util/Units.h"
+#include "ui/jobs/DocumentActions.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/store/EntryTableModel.h"
 #include "ui/store/EvictDialog.h"
@@ -97,14 +98,15 @@ void StoreDocument::createActions()
     connect(restore_, &QAction::triggered, this, &StoreDocument::restoreSelected);
     connect(evict_, &QAction::triggered, this, &StoreDocument::evictWithPreview);
     connect(refresh_, &QAction::triggered, this, &StoreDocument::notifyStoreChanged);
-    connect(actionRunner_, &JobRunner::finished, this, &StoreDocument::onActionFinished);
+    connect(actions_, &DocumentActions::finished, this, &StoreDocument::actionFinished);
+    connect(actions_->runner(), &JobRunner::started, this, &StoreDocument::updateActionState);
     connect(browser_, &StoreBrowser::selectionChanged, this, &StoreDocument::updateActionState);
     updateActionState();
 }
 
 void StoreDocument::updateActionState()
 {
-    const bool idle = !actionRunner_->isRunning();
+    const bool idle = !actions_->isRunning();
     const auto selected = browser_->selectedEntryIds();
     mergeSelected_->setEnabled(idle && !selected.empty());
     mergeAll_->setEnabled(idle);
@@ -112,27 +114,14 @@ void StoreDocument::updateActionState()
     evict_->setEnabled(idle);
 }
 
-void StoreDocument::runAction(const QString& name, std::function<std::any(cs::Job&)> work)
+JobRunner* StoreDocument::jobRunner() const
 {
-    lastActionError_.clear();
-    actionRunner_->start(name, std::move(work));
-    updateActionState();
+    return actions_->runner();
 }
 
-void StoreDocument::onActionFinished(bool ok, const QString& resultOrError)
+QString StoreDocument::lastActionError() const
 {
-    if (!ok && resultOrError != QLatin1String("cancelled")) {
-        lastActionError_ = resultOrError;
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Store action failed"), resultOrError, QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-    } else if (!ok) {
-        lastActionError_ = resultOrError;
-    }
-    // Even a failed or cancelled run may have changed the store (merge all
-    // keeps the entries it merged before the failure).
-    notifyStoreChanged();
-    Q_EMIT actionFinished(ok, resultOrError);
+    return actions_->lastError();
 }
 
 void StoreDocument::mergeSelected()
@@ -143,23 +132,21 @@ void StoreDocument::mergeSelected()
         if (const auto row = m->entryAt(i.row()); row && row->state == cs::store::EntryState::Unmerged)
             entries.emplace_back(row->id, row->size);
     if (entries.empty()) {
-        Q_EMIT actionFinished(true, tr("nothing to merge: no selected entry is unmerged"));
+        Q_EMIT actionFinished(JobOutcome::success(tr("nothing to merge: no selected entry is unmerged")));
         return;
     }
     std::sort(entries.begin(), entries.end());
-    runAction(tr("Merging %1").arg(counted(qint64(entries.size()), "entry", "entries")), [store = workStore_, entries](cs::Job& job) {
+    actions_->run(tr("Merging %1").arg(counted(qint64(entries.size()), "entry", "entries")), [store = workStore_, entries](cs::Job& job) {
         const auto results = mergeEntries(*store, entries, job);
         job.finish(mergeSummary(results).toStdString());
-        return std::any(results.size());
     });
 }
 
 void StoreDocument::mergeAll()
 {
-    runAction(tr("Merging all unmerged entries"), [store = workStore_](cs::Job& job) {
+    actions_->run(tr("Merging all unmerged entries"), [store = workStore_](cs::Job& job) {
         const auto results = store->mergeAll(job);
         job.finish(mergeSummary(results).toStdString());
-        return std::any(results.size());
     });
 }
 
@@ -185,13 +172,13 @@ void StoreDocument::restoreSelectedTo(const QString& outPath)
     const auto ids = browser_->selectedEntryIds();
     if (ids.size() != 1)
         return;
-    runAction(tr("Restoring to %1").arg(QFileInfo(outPath).fileName()),
+    actions_->run(tr("Restoring to %1").arg(QFileInfo(outPath).fileName()),
               [store = workStore_, id = ids.front(), out = outPath.toStdString()](cs::Job& job) {
                   const auto r = store->restoreEntryToFile(id, out, job);
                   job.finish(std::to_string(r.bytes) + " bytes restored to " + out + ", SHA-256 verified"
                              + (r.mergedNow ? "; the entry was merged on the way" : "")
-                             + (r.mergeSkipped ? "; the store is read-only, so the entry stays unmerged" : ""));
-                  return std::any(r.bytes);
+                             + (r.mergeSkipped ? "; the store is read-only, so the entry stays unmerged" : "")
+                             + (r.mergeError.empty() ? "" : "; warning: " + r.mergeError));
               });
 }
 
@@ -207,11 +194,10 @@ void StoreDocument::evictWithPreview()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const cs::store::EvictPolicy policy = dialog->confirmedPolicy();
-        runAction(tr("Evicting"), [store = workStore_, policy](cs::Job& job) {
+        actions_->run(tr("Evicting"), [store = workStore_, policy](cs::Job& job) {
             const auto r = store->evict(policy, job);
             job.finish(std::to_string(r.evicted.size()) + " entries evicted (" + cs::formatSize(r.bytes)
                        + "); pack space is reclaimed by GC");
-            return std::any(r.evicted.size());
         });
     });
     dialog->open();
