@@ -208,7 +208,7 @@ constexpr int64_t kPartsGraceMs = 10 * 60 * 1000;
 struct WriteOptions {
     bool force = false;           // write even while the server looks active
     int64_t partsGraceMs = kPartsGraceMs;
-    std::string serverUrl;        // http(s)://HOST:PORT of the server, probed as one more activity signal
+    std::string serverUrl = {};   // http(s)://HOST:PORT of the server, probed as one more activity signal
 };
 
 class ActionsCache {
