@@ -460,8 +460,11 @@ private slots:
             }
         }
         // Through ActionsCache: next is set while a page is full.
+        // Every location's folder exists (empty): a storage holding none of
+        // the folders the catalog names is refused as the wrong one.
         auto emptyStorage = dir_.filePath("paging-storage");
-        QVERIFY(QDir().mkpath(emptyStorage));
+        for (int i = 1; i <= 1237; ++i)
+            QVERIFY(QDir().mkpath(emptyStorage + QLatin1Char('/') + QString::number(1000000000 + i)));
         ActionsCache cache(openSqliteCatalog(sqlitePath, false), openFilesystemStorage(emptyStorage.toStdString()));
         auto page = cache.entriesPage(std::nullopt, 1000);
         QCOMPARE(page.entries.size(), size_t(1000));

@@ -361,7 +361,7 @@ private slots:
         QCOMPARE(complete(QStringLiteral("cachescope-cli snapshot create --chunk ''")), QStringList{});
         QCOMPARE(complete(QStringLiteral("cachescope-cli --vers")), QStringList{"--version"});
         QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache ''")),
-                 (QStringList{"contents", "diff", "evict", "frames", "import", "ls", "merge", "verify"}));
+                 (QStringList{"contents", "diff", "evict", "frames", "import", "ls", "merge", "reap-uploads", "verify"}));
         QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache evict d --dry")), QStringList{"--dry-run"});
 
         const QString zsh = path(QStringLiteral("_cachescope-cli"));

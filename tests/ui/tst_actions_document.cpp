@@ -689,8 +689,12 @@ private Q_SLOTS:
         auto store = cs::store::Store::open(storeDir.toStdString());
         const QString out = s.tmp.filePath(QStringLiteral("restored"));
         for (const auto& e : s.fixture->entries()) {
-            const auto row = store->findEntry(e.key.toStdString(), e.version.toStdString(), "actions");
+            // The import keeps the server's identity: its scope and repository
+            // (the fixture writes every entry on refs/heads/main of repo 1).
+            const auto row = store->findEntry(e.key.toStdString(), e.version.toStdString(), "refs/heads/main");
             QVERIFY2(row, qPrintable(e.key));
+            QCOMPARE(row->repo, std::string("1"));
+            QVERIFY2(row->origin.rfind("actions:" + e.id.toStdString() + "@", 0) == 0, row->origin.c_str());
             cs::Job job;
             store->restoreEntryToFile(row->id, out.toStdString(), job);
             QCOMPARE(QString::fromStdString(testsupport::sha256OfFile(out)), sha(e.blob));
