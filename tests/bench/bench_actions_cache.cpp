@@ -16,54 +16,22 @@
 #include <string>
 #include <vector>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include "BenchOptions.h"
+#include "ChildRun.h"
 
 extern char** environ;
 
 namespace {
 
-struct Run {
-    double seconds = 0;
-    long maxRssKb = 0;
-    int status = 0;
-};
+using Run = bench::ChildRun;
 
-Run runQuiet(const std::vector<std::string>& argv)
-{
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t pid = 0;
-    if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ) != 0) {
-        std::perror(args[0]);
-        std::exit(1);
-    }
-    int status = 0;
-    rusage ru{};
-    wait4(pid, &status, 0, &ru);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    posix_spawn_file_actions_destroy(&fa);
-    return {double(t1.tv_sec - t0.tv_sec) + double(t1.tv_nsec - t0.tv_nsec) / 1e9, ru.ru_maxrss,
-            WIFEXITED(status) ? WEXITSTATUS(status) : -1};
-}
-
+// The run with the median wall time of 5 (its RSS and exit code with it).
 Run median(const std::vector<std::string>& argv, int runs = 5)
 {
     std::vector<Run> rs;
     for (int i = 0; i < runs; ++i)
-        rs.push_back(runQuiet(argv));
-    std::sort(rs.begin(), rs.end(), [](const Run& a, const Run& b) { return a.seconds < b.seconds; });
+        rs.push_back(bench::runChild(argv, {.mayFail = true}));
+    std::sort(rs.begin(), rs.end(), [](const Run& a, const Run& b) { return a.wall < b.wall; });
     return rs[rs.size() / 2];
 }
 
@@ -88,8 +56,13 @@ void writeFile(const std::string& path, size_t size, unsigned seed)
 
 int main(int argc, char** argv)
 {
-    const int entries = argc > 1 ? std::atoi(argv[1]) : 5000;
-    const int parts = argc > 2 ? std::atoi(argv[2]) : 8;
+    int entries = 5000, parts = 8;
+    CLI::App app{"actions-cache ls and verify of a server data dir against find on its storage folder",
+                 "bench_actions_cache"};
+    app.add_option("entries", entries, "entries, half merged")->check(CLI::Range(2, 1 << 24))->capture_default_str();
+    app.add_option("parts", parts, "parts of 4 KiB per unmerged entry")->check(CLI::Range(1, 1 << 16))->capture_default_str();
+    if (const int exit = bench::parseOrExit(app, argc, argv); exit >= 0)
+        return exit;
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString(), storage = d + "/storage/filesystem";
     std::filesystem::create_directories(storage);
@@ -131,13 +104,13 @@ int main(int argc, char** argv)
     std::printf("medians of 5 runs (other work on this machine makes these noisy)\n\n");
     std::printf("%-44s %10s %12s %8s\n", "command", "wall s", "max RSS MB", "vs find");
     const Run find = median({"/usr/bin/find", storage, "-type", "f", "-printf", "%s\n"});
-    std::printf("%-44s %10.3f %12.1f %8s\n", "find STORAGE -type f -printf '%s\\n'", find.seconds,
-                double(find.maxRssKb) / 1024, "1.00");
+    std::printf("%-44s %10.3f %12.1f %8s\n", "find STORAGE -type f -printf '%s\\n'", find.wall,
+                find.rssMiB, "1.00");
     for (const char* cmd : {"ls", "verify"}) {
         const Run r = median({cli, "actions-cache", cmd, d, "--json"});
         std::printf("%-44s %10.3f %12.1f %8.2f%s\n", (std::string("cachescope-cli actions-cache ") + cmd + " --json").c_str(),
-                    r.seconds, double(r.maxRssKb) / 1024, r.seconds / find.seconds,
-                    r.status == 0 || (r.status == 1 && std::string(cmd) == "verify") ? "" : "  (failed)");
+                    r.wall, r.rssMiB, r.wall / find.wall,
+                    r.exitCode == 0 || (r.exitCode == 1 && std::string(cmd) == "verify") ? "" : "  (failed)");
     }
     return 0;
 }

@@ -18,16 +18,16 @@
 #include <QFileInfo>
 #include <QStringList>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
+#include "BenchOptions.h"
+#include "ChildRun.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
+
+using bench::median;
 
 namespace {
 
@@ -98,42 +98,20 @@ struct Timing {
     double cpuMs;   // user + sys of the child: less sensitive to other load on the machine
 };
 
-// posix_spawn + wait4: the child's own rusage, and no event loop in between.
+// The child's own rusage (ChildRun.h), its output and errors to /dev/null.
 Timing runOnce(const QString& program, const QStringList& args)
 {
-    const QByteArray prog = program.toLocal8Bit();
-    std::vector<QByteArray> store{prog};
+    std::vector<std::string> argv{program.toStdString()};
     for (const auto& a : args)
-        store.push_back(a.toLocal8Bit());
-    std::vector<char*> argv;
-    for (auto& s : store)
-        argv.push_back(s.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    QElapsedTimer t;
-    t.start();
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, prog.constData(), &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    int status = 0;
-    rusage ru {};
-    if (rc != 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::fprintf(stderr, "bench_frames: %s failed\n", prog.constData());
+        argv.push_back(a.toStdString());
+    bench::ChildRun r;
+    try {
+        r = bench::runChild(argv, {.quietStderr = true});
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_frames: %s\n", e.what());
         std::exit(1);
     }
-    const double wall = double(t.nsecsElapsed()) / 1e6;
-    const double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3
-                       + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-    return {wall, cpu};
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    return {r.wall * 1e3, r.cpu * 1e3};
 }
 
 } // namespace
@@ -141,14 +119,14 @@ double median(std::vector<double> v)
 int main(int argc, char** argv)
 {
     QCoreApplication app(argc, argv);
-    QStringList args = app.arguments().mid(1);
     int runs = 5;
-    const int runsAt = args.indexOf(QStringLiteral("--runs"));
-    if (runsAt >= 0 && runsAt + 1 < args.size()) {
-        runs = std::max(1, args[runsAt + 1].toInt());
-        args.remove(runsAt, 2);
-    }
-    const QString file = args.isEmpty() ? QStringLiteral("/tmp/cachescope-bench-frames-1GiB.zst") : args[0];
+    std::string path = "/tmp/cachescope-bench-frames-1GiB.zst";
+    CLI::App options{"cachescope-cli frames against zstd -lv on a 1 GiB file of 161 frames", "bench_frames"};
+    options.add_option("file", path, "the file (made when missing)")->capture_default_str();
+    options.add_option("--runs", runs, "interleaved runs (medians)")->check(CLI::PositiveNumber)->capture_default_str();
+    if (const int exit = bench::parseOrExit(options, argc, argv); exit >= 0)
+        return exit;
+    const QString file = QString::fromStdString(path);
     if (!QFileInfo::exists(file) && !makeFile(file.toStdString())) {
         std::fprintf(stderr, "bench_frames: cannot write %s\n", qPrintable(file));
         return 1;

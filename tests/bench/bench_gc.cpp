@@ -21,7 +21,8 @@
 #include "core/pack/Pack.h"
 #include "core/util/File.h"
 #include "core/util/Sha256.h"
-#include "FifoPriority.h"
+#include "BenchOptions.h"
+#include "ChildRun.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -40,6 +41,7 @@
 #include <random>
 
 using namespace cs;
+using bench::median;
 
 namespace {
 
@@ -163,32 +165,21 @@ struct Timing {
     double wall = 0, cpu = 0;
 };
 
-// Wall time and CPU time (user + sys of the finished children) of a command.
+// Wall time and CPU time (user + sys of the child) of a command; under
+// --priority fifo it inherits this process's SCHED_FIFO.
 Timing timeCommand(const QString& program, const QStringList& args)
 {
-    auto childCpu = [] {
-        rusage u{};
-        ::getrusage(RUSAGE_CHILDREN, &u);
-        return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-    };
-    const double cpu0 = childCpu();
-    QElapsedTimer t;
-    t.start();
-    QProcess proc;
-    proc.start(program, args);
-    proc.waitForFinished(-1);
-    return {double(t.nsecsElapsed()) / 1e9, childCpu() - cpu0};
+    std::vector<std::string> argv{program.toStdString()};
+    for (const auto& a : args)
+        argv.push_back(a.toStdString());
+    const bench::ChildRun r = bench::runChild(argv, {.mayFail = true});
+    return {r.wall, r.cpu};
 }
 
 bool keepDirs = false;
 bool fifoPriority = false;
 int reps = 5;
 
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
 
 QJsonObject stepOf(const QJsonObject& run, const QString& name)
 {
@@ -363,23 +354,20 @@ int main(int argc, char** argv)
     QStringList args = app.arguments();
     if (args.size() == 4 && (args[1] == "--child" || args[1] == "--child-dry"))
         return child(args[2], args[3], args[1] == "--child-dry");
-    QString base = QDir::tempPath() + "/bench_gc";
+    std::string base = (QDir::tempPath() + "/bench_gc").toStdString();
     std::vector<uint64_t> counts;
-    for (int i = 1; i < args.size(); ++i) {
-        if (args[i] == "--dir" && i + 1 < args.size())
-            base = args[++i];
-        else if (args[i] == "--keep")
-            keepDirs = true;
-        else if (args[i] == "--reps" && i + 1 < args.size())
-            reps = std::max(1, args[++i].toInt());
-        else if (args[i] == "--priority" && i + 1 < args.size() && (args[i + 1] == "fifo" || args[i + 1] == "normal"))
-            fifoPriority = args[++i] == "fifo";
-        else
-            counts.push_back(args[i].toULongLong());
-    }
+    CLI::App cli{"GC of packs of small objects against cp of the live bytes, with the traversal's memory",
+                 "bench_gc"};
+    cli.add_option("objects", counts, "pack sizes in objects (default 100000 1000000)")->check(CLI::PositiveNumber);
+    cli.add_option("--dir", base, "work folder")->capture_default_str();
+    cli.add_flag("--keep", keepDirs, "leave DIR/gc-N with the pack before the GC and the roots");
+    cli.add_option("--reps", reps, "runs per size (medians)")->check(CLI::PositiveNumber)->capture_default_str();
+    bench::addPriorityOption(cli, &fifoPriority);
+    if (const int exit = bench::parseOrExit(cli, argc, argv); exit >= 0)
+        return exit;
     if (counts.empty())
         counts = {100000, 1000000};
     for (uint64_t n : counts)
-        runOne(base, n);
+        runOne(QString::fromStdString(base), n);
     return 0;
 }

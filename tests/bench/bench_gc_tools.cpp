@@ -25,20 +25,14 @@
 //
 //   bench_gc_tools [--dir DIR] [--entries 150] [--mib 8] [--reps 5] [--priority normal|fifo]
 #include "core/util/Error.h"
-#include "FifoPriority.h"
+#include "BenchOptions.h"
+#include "ChildRun.h"
 #include "Sha256Check.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -48,17 +42,15 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
-
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using bench::median;
 
 namespace {
 
 bool fifoPriority = false;
 
-struct Run {
-    double wall = 0, cpu = 0, rssMiB = 0, reclaimedMiB = 0;
+struct Run : bench::ChildRun {
+    double reclaimedMiB = 0;
 };
 
 // Runs argv with extra environment variables; stdout to outPath (or
@@ -67,50 +59,9 @@ struct Run {
 Run spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
           const std::string& outPath = {}, bool measured = false)
 {
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    std::vector<std::string> envStrings;
-    for (char** e = environ; *e; ++e)
-        envStrings.emplace_back(*e);
-    envStrings.insert(envStrings.end(), env.begin(), env.end());
-    std::vector<char*> envp;
-    for (auto& e : envStrings)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, outPath.empty() ? "/dev/null" : outPath.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    const bool fifo = fifoPriority && measured;
-    if (fifo)
-        bench::spawnUnderFifo(attr);
-    const bench::FifoScope above(fifo, bench::kFifoParentPriority);
-    if (!above.ok())
-        throw cs::Error("--priority fifo: cannot use SCHED_FIFO (needs root or CAP_SYS_NICE)");
-    pid_t pid = 0;
-    const auto t0 = Clock::now();
-    const int spawned = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    if (spawned != 0)
-        throw cs::Error("cannot start " + argv[0]);
-    int status = 0;
-    struct rusage ru {};
-    ::wait4(pid, &status, 0, &ru);
     Run r;
-    r.wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::string cmd;
-        for (const auto& a : argv)
-            cmd += (cmd.empty() ? "" : " ") + a;
-        throw cs::Error("command failed (status " + std::to_string(status) + "): " + cmd.substr(0, 300));
-    }
-    r.cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-    r.rssMiB = double(ru.ru_maxrss) / 1024.0;
+    static_cast<bench::ChildRun&>(r) =
+        bench::runChild(argv, {.stdoutPath = outPath, .env = env, .fifo = fifoPriority && measured});
     return r;
 }
 
@@ -127,20 +78,6 @@ void copyTree(const std::string& from, const std::string& to)
 {
     fs::remove_all(to);
     spawn({"cp", "-a", from, to});
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-std::string loadavg()
-{
-    std::ifstream f("/proc/loadavg");
-    std::string a, b, c;
-    f >> a >> b >> c;
-    return a + " " + b + " " + c;
 }
 
 std::string entryName(int i)
@@ -191,20 +128,15 @@ int main(int argc, char** argv)
     std::string base = "/dev/shm/cachescope-bench-gc-tools-" + std::to_string(::getpid());
     int entries = 150, reps = 5;
     size_t mib = 8;
-    // Options come in pairs; a lone one (say --help) gets the usage line.
-    for (int i = 1; i < argc; i += 2) {
-        const bool paired = i + 1 < argc;
-        const std::string a = paired ? argv[i] : "", v = paired ? argv[i + 1] : "";
-        if (a == "--dir") base = v;
-        else if (a == "--entries") entries = std::max(2, std::atoi(v.c_str()));
-        else if (a == "--mib") mib = size_t(std::max(1, std::atoi(v.c_str())));
-        else if (a == "--reps") reps = std::max(1, std::atoi(v.c_str()));
-        else if (a == "--priority" && (v == "fifo" || v == "normal")) fifoPriority = v == "fifo";
-        else {
-            std::fprintf(stderr, "usage: bench_gc_tools [--dir DIR] [--entries 150] [--mib 8] [--reps 5] [--priority normal|fifo]\n");
-            return 2;
-        }
-    }
+    CLI::App app{"GC beside restic prune, borg compact and cp + sync of the live bytes (issue 11, target 4)",
+                 "bench_gc_tools"};
+    app.add_option("--dir", base, "work folder (default: one per process under /dev/shm)");
+    app.add_option("--entries", entries, "entries, every odd one forgotten")->check(CLI::Range(2, 1 << 20))->capture_default_str();
+    app.add_option("--mib", mib, "MiB per entry")->check(CLI::Range(1, 1 << 16))->capture_default_str();
+    app.add_option("--reps", reps, "repetitions (medians)")->check(CLI::PositiveNumber)->capture_default_str();
+    bench::addPriorityOption(app, &fifoPriority);
+    if (const int exit = bench::parseOrExit(app, argc, argv); exit >= 0)
+        return exit;
     const std::string cli = CACHESCOPE_CLI;
     const std::vector<std::string> resticEnv = {"RESTIC_PASSWORD=bench", "RESTIC_CACHE_DIR=" + base + "/restic-cache"};
     const std::vector<std::string> borgEnv = {"BORG_PASSPHRASE=", "BORG_UNKNOWN_UNENCRYPTED_REPO_ACCESS_IS_OK=yes",
@@ -312,7 +244,7 @@ int main(int argc, char** argv)
         }
         std::printf("\nafter the last store gc, the %d kept entries matched their files' SHA-256 (sha256sum)\n",
                     (entries + 1) / 2);
-        std::printf("\nload average %s; medians of %d\n", loadavg().c_str(), reps);
+        std::printf("\nload average %s; medians of %d\n", bench::loadAverage().c_str(), reps);
         std::printf("  %-30s %8s %8s %10s %12s %12s %12s %8s\n", "", "wall s", "cpu s", "peak RSS", "before MiB",
                     "after MiB", "reclaimed", "vs cp");
         const double cpWall = median([&] {

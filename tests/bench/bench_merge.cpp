@@ -37,21 +37,15 @@
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/util/Error.h"
-#include "FifoPriority.h"
+#include "BenchOptions.h"
+#include "ChildRun.h"
 #include "Sha256Check.h"
 
-#include <fcntl.h>
-#include <sched.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -61,10 +55,9 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
-
 namespace fs = std::filesystem;
 using namespace cs::store;
+using bench::median;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -131,85 +124,14 @@ private:
     uint64_t block_ = 0;
 };
 
-struct Run {
-    double wall = 0, cpu = 0, rssMiB = 0, complete = -1;
-};
+using Run = bench::ChildRun;
 
 // Spawns argv (stdout to outPath or /dev/null) and waits; while it runs,
 // polls for the paths in watch to exist; complete = when the last appeared.
 Run spawnAndWait(const std::vector<std::string>& argv, const std::string& outPath = {},
                  const std::vector<std::string>& watch = {})
 {
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, outPath.empty() ? "/dev/null" : outPath.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    if (fifoPriority)
-        bench::spawnUnderFifo(attr);
-    const bench::FifoScope above(fifoPriority, bench::kFifoParentPriority);
-    if (!above.ok())
-        throw cs::Error("--priority fifo: cannot use SCHED_FIFO (needs root)");
-    pid_t pid = 0;
-    const auto t0 = Clock::now();
-    if (posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ) != 0)
-        throw cs::Error("cannot start " + argv[0]);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    Run r;
-    std::vector<char> seen(watch.size(), 0);
-    size_t seenCount = 0;
-    int status = 0;
-    struct rusage ru {};
-    for (;;) {
-        const pid_t w = ::wait4(pid, &status, watch.empty() ? 0 : WNOHANG, &ru);
-        if (w == pid)
-            break;
-        for (size_t i = 0; i < watch.size(); ++i) {
-            struct stat st {};
-            if (!seen[i] && ::stat(watch[i].c_str(), &st) == 0) {
-                seen[i] = 1;
-                if (++seenCount == watch.size())
-                    r.complete = std::chrono::duration<double>(Clock::now() - t0).count();
-            }
-        }
-        ::usleep(1000);
-    }
-    r.wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw cs::Error(argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + " failed (status " + std::to_string(status) + ")");
-    r.cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-    r.rssMiB = double(ru.ru_maxrss) / 1024.0;
-    if (!watch.empty() && r.complete < 0)
-        r.complete = r.wall;
-    return r;
-}
-
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-std::string loadavg()
-{
-    FILE* f = std::fopen("/proc/loadavg", "r");
-    char buf[64] = {};
-    if (f) {
-        if (!std::fgets(buf, sizeof buf, f))
-            buf[0] = 0;
-        std::fclose(f);
-    }
-    std::string s(buf);
-    const auto sp = s.find(' ', s.find(' ', s.find(' ') + 1) + 1);
-    return s.substr(0, sp);
+    return bench::runChild(argv, {.stdoutPath = outPath, .fifo = fifoPriority, .watch = watch});
 }
 
 // Writes `parts` MiB of data to path (when not empty) and, when store is
@@ -328,7 +250,7 @@ void single(const std::string& base, size_t mib, int reps, bool half)
         }
     }
     std::printf("\nsingle entry, %zu x 1 MiB parts (%s), load average %s\n", mib, dataName(half),
-                loadavg().c_str());
+                bench::loadAverage().c_str());
     s.print(double(mib * kPart) / 1e6, "zstd -3 -T2 FILE");
     fs::remove(raw);
 }
@@ -373,7 +295,7 @@ void put(const std::string& base, size_t mib, int reps, bool half)
     }
     fs::remove_all(storeDir);
     std::printf("\nput and merge of one %zu MiB file (%s), load average %s\n", mib, dataName(half),
-                loadavg().c_str());
+                bench::loadAverage().c_str());
     s.print(double(mib * kPart) / 1e6, "zstd -3 -T2 FILE");
     fs::remove(raw);
 }
@@ -415,7 +337,7 @@ void warm(const std::string& base, size_t mib, int reps, bool half)
     fs::remove_all(storeDir);
     fs::remove(zst);
     std::printf("\nwarm restore of one %zu MiB entry (%s, zstd -3 ratio %.2f) into a new file, load average %s\n", mib,
-                dataName(half), zstdRatio, loadavg().c_str());
+                dataName(half), zstdRatio, bench::loadAverage().c_str());
     s.print(double(mib * kPart) / 1e6, "zstd -d FILE.zst -o OUT");
 }
 
@@ -521,7 +443,7 @@ void concurrent(const std::string& base, int n, int reps, bool half)
     for (const auto& r : raws)
         fs::remove(r);
     std::printf("\nN = %d concurrent entries of %zu x 1 MiB parts (%s), load average %s; RSS bound 64 + 8 N = %d MiB\n",
-                n, parts, dataName(half), loadavg().c_str(), 64 + 8 * n);
+                n, parts, dataName(half), bench::loadAverage().c_str(), 64 + 8 * n);
     s.print(double(size_t(n) * parts * kPart) / 1e6, "zstd -3 -T2 of the N files");
 }
 
@@ -537,26 +459,22 @@ int main(int argc, char** argv)
     int n = 16, reps = 5;
     bool half = false;
     std::string only = "single,concurrent,put";
-    // Options come in pairs; a lone one (say --help) gets the usage line.
-    for (int i = 1; i < argc; i += 2) {
-        const bool paired = i + 1 < argc;
-        const std::string a = paired ? argv[i] : "", v = paired ? argv[i + 1] : "";
-        if (a == "--dir") base = v;
-        else if (a == "--mib") mib = size_t(std::max(1, std::atoi(v.c_str())));
-        else if (a == "--n") n = std::max(1, std::atoi(v.c_str()));
-        else if (a == "--reps") reps = std::max(1, std::atoi(v.c_str()));
-        else if (a == "--data") {
-            half = v == "half" || v == "words-half";
-            wordsData = v == "words" || v == "words-half";
-        }
-        else if (a == "--only") only = v;
-        else if (a == "--priority" && (v == "fifo" || v == "normal")) fifoPriority = v == "fifo";
-        else {
-            std::fprintf(stderr, "usage: bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half|words|words-half] "
-                                 "[--only single,concurrent,put,warm] [--priority normal|fifo]\n");
-            return 2;
-        }
-    }
+    std::string data = "text";
+    CLI::App app{"First restore, put, merge and warm restore against zstd and cat on the same bytes (issue 11)",
+                 "bench_merge"};
+    app.add_option("--dir", base, "work folder (default: one per process under /dev/shm)");
+    app.add_option("--mib", mib, "MiB of the single entry (1 MiB parts)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+    app.add_option("--n", n, "concurrent entries of 96 x 1 MiB")->check(CLI::PositiveNumber)->capture_default_str();
+    app.add_option("--reps", reps, "repetitions (medians)")->check(CLI::PositiveNumber)->capture_default_str();
+    app.add_option("--data", data, "bytes: text, half, words or words-half")
+        ->check(CLI::IsMember({"text", "half", "words", "words-half"}))
+        ->capture_default_str();
+    app.add_option("--only", only, "comma-separated: single, concurrent, put, warm")->capture_default_str();
+    bench::addPriorityOption(app, &fifoPriority);
+    if (const int exit = bench::parseOrExit(app, argc, argv); exit >= 0)
+        return exit;
+    half = data == "half" || data == "words-half";
+    wordsData = data == "words" || data == "words-half";
     try {
         fs::remove_all(base);
         fs::create_directories(base);

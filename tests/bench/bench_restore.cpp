@@ -11,10 +11,8 @@
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/util/Error.h"
-
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "BenchOptions.h"
+#include "ChildRun.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <thread>
@@ -29,6 +28,7 @@
 
 namespace fs = std::filesystem;
 using namespace cs::store;
+using bench::median;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -82,35 +82,20 @@ double peakRssMiB()
 }
 
 // Runs `bench_restore --child DIR MERGE IDS` as a fresh process (exec, so its
-// peak RSS is only its own) and returns its wall time and peak RSS.
+// peak RSS is only its own) and returns the wall time and peak RSS it printed.
 ChildResult inChild(const std::string& dir, const std::vector<int64_t>& ids, bool expectMerge)
 {
     std::string list;
     for (int64_t id : ids)
         list += (list.empty() ? "" : ",") + std::to_string(id);
-    int pipeFd[2];
-    if (::pipe(pipeFd) != 0)
-        throw cs::Error("pipe failed");
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::close(pipeFd[0]);
-        ::dup2(pipeFd[1], 1);
-        const std::string merge = expectMerge ? "1" : "0";
-        ::execl(selfPath.c_str(), selfPath.c_str(), "--child", dir.c_str(), merge.c_str(), list.c_str(), (char*)nullptr);
-        ::_exit(127);
-    }
-    ::close(pipeFd[1]);
-    char buf[64] = {};
-    const ssize_t got = ::read(pipeFd[0], buf, sizeof buf - 1);
-    ::close(pipeFd[0]);
-    int status = 0;
-    struct rusage ru {};
-    ::wait4(pid, &status, 0, &ru);
+    const std::string out = dir + ".child-out";
+    const bench::ChildRun run =
+        bench::runChild({selfPath, "--child", dir, expectMerge ? "1" : "0", list}, {.stdoutPath = out, .mayFail = true});
     ChildResult r;
     r.wall = -1;
-    if (got > 0)
-        std::sscanf(buf, "%lf %lf", &r.wall, &r.maxRssMiB);
-    r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && r.wall >= 0;
+    std::ifstream(out) >> r.wall >> r.maxRssMiB;
+    fs::remove(out);
+    r.ok = run.exitCode == 0 && r.wall >= 0;
     return r;
 }
 
@@ -144,20 +129,10 @@ double restoreAll(const std::string& dir, const std::vector<int64_t>& ids, bool 
     return wall;
 }
 
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
+// Through the shell, as the command line is written.
 double timeCommand(const std::string& cmd)
 {
-    const auto t0 = Clock::now();
-    if (std::system(cmd.c_str()) != 0)
-        throw cs::Error("command failed: " + cmd);
-    return std::chrono::duration<double>(Clock::now() - t0).count();
+    return bench::runChild({"/bin/sh", "-c", cmd}).wall;
 }
 
 } // namespace
@@ -186,27 +161,17 @@ int main(int argc, char** argv)
     std::vector<int> ns = {4, 8, 16};
     int reps = 5;
     size_t parts = 96;
-    // Options come in pairs; a lone one (say --help) gets the usage line.
-    for (int i = 1; i < argc; i += 2) {
-        const bool paired = i + 1 < argc;
-        const std::string a = paired ? argv[i] : "", v = paired ? argv[i + 1] : "";
-        if (a == "--dir") base = v;
-        else if (a == "--reps") reps = std::max(1, std::atoi(v.c_str()));
-        else if (a == "--parts") parts = size_t(std::max(1, std::atoi(v.c_str())));
-        else if (a == "--n") {
-            ns.clear();
-            size_t pos = 0;
-            while (pos < v.size()) {
-                ns.push_back(std::atoi(v.c_str() + pos));
-                pos = v.find(',', pos);
-                if (pos == std::string::npos) break;
-                ++pos;
-            }
-        } else {
-            std::fprintf(stderr, "usage: bench_restore [--dir DIR] [--n 4,8,16] [--reps 5] [--parts 96]\n");
-            return 2;
-        }
-    }
+    CLI::App app{"N concurrent first and warm restores of a CI cache server's entries, and one warm restore "
+                 "against zstd -d", "bench_restore"};
+    app.add_option("--dir", base, "work folder")->capture_default_str();
+    app.add_option("--n", ns, "concurrent entries, one run per figure")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--reps", reps, "repetitions (medians)")->check(CLI::PositiveNumber)->capture_default_str();
+    app.add_option("--parts", parts, "1 MiB parts per entry")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+    if (const int exit = bench::parseOrExit(app, argc, argv); exit >= 0)
+        return exit;
     const size_t entrySize = parts * kPart;
     const double entryMB = double(entrySize) / 1e6;
     std::printf("restore benchmark: entries of %zu x 1 MiB parts, %d repetitions, %u hardware threads\n", parts, reps,

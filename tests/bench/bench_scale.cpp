@@ -13,6 +13,8 @@
 // Medians of the runs. s3rver is a Node.js test server writing each object
 // as files: its figures are the server's speed, not S3's.
 #include "common/TestServers.h"
+#include "BenchOptions.h"
+#include "ChildRun.h"
 
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/RemoteBackends.h"
@@ -160,7 +162,9 @@ CatalogFigures measureCatalog(const std::string& db, uint64_t n, int runs,
             std::exit(1);
         count.push_back(msSince(t0));
         if (r == 0) {
-            for (int p = 0; p < 50; ++p) {
+            // 50 pages on, or as many as a smaller catalog has (a short page
+            // is its last one).
+            for (int p = 0; p < 50 && page.size() == kPage; ++p) {
                 const EntryCursor c{page.back().key, page.back().version, page.back().id};
                 t0 = Clock::now();
                 page = catalog->entriesPage(c, kPage);
@@ -174,6 +178,8 @@ CatalogFigures measureCatalog(const std::string& db, uint64_t n, int runs,
     uint64_t walked = 0;
     while (walked < n / 2) {
         const auto rows = catalog->entriesPage(at, 10000);
+        if (rows.empty())
+            break;
         walked += rows.size();
         at = EntryCursor{rows.back().key, rows.back().version, rows.back().id};
     }
@@ -317,39 +323,6 @@ int childMain(int argc, char** argv)
     }
 }
 
-// posix_spawn, not fork: the child never holds a copy of this process's
-// pages (a forked child's ru_maxrss counts the parent's image before exec,
-// 113 MiB after the merge setup), so ru_maxrss is the operation's own.
-struct Spawned {
-    int exitCode = -1;
-    long maxRssKiB = 0;
-};
-
-Spawned spawnMeasured(const QString& program, const QStringList& args, const QString& stdoutPath)
-{
-    std::vector<std::string> words{program.toStdString()};
-    for (const auto& a : args)
-        words.push_back(a.toStdString());
-    std::vector<char*> argv;
-    for (auto& w : words)
-        argv.push_back(w.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, stdoutPath.toStdString().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    Spawned r;
-    if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0) {
-        int status = 0;
-        rusage ru{};
-        wait4(pid, &status, 0, &ru);
-        r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        r.maxRssKiB = ru.ru_maxrss;
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    return r;
-}
-
 struct ChildFigures {
     std::vector<double> seconds;
     std::vector<double> rssMiB;
@@ -366,7 +339,12 @@ ChildFigures runChild(const QString& self, const QStringList& args, int runs, co
         QStringList a = args;
         if (a.first() == "child-merge")
             a.last() = a.last() + QString::number(r);
-        const auto run = spawnMeasured(self, a, tmp.filePath("out"));
+        std::vector<std::string> argv{self.toStdString()};
+        for (const auto& word : a)
+            argv.push_back(word.toStdString());
+        // The ru_maxrss of a posix_spawn child is its own (ChildRun.h); the
+        // figures come from the child's own clock and VmHWM, on its last line.
+        const auto run = bench::runChild(argv, {.stdoutPath = tmp.filePath("out").toStdString(), .mayFail = true});
         QFile out(tmp.filePath("out"));
         out.open(QIODevice::ReadOnly);
         f.lastLine = out.readAll().trimmed().toStdString();
@@ -409,27 +387,18 @@ int main(int argc, char** argv)
     uint64_t entries = 1000000, objects = 100000;
     int runs = 5, mergeRuns = 3, verifyRuns = 3;
     std::string only;
-    // Options come in pairs; a lone or unknown one gets the usage line.
-    for (int i = 1; i < argc; i += 2) {
-        const std::string a = i + 1 < argc ? argv[i] : "";
-        if (a == "--entries")
-            entries = std::stoull(argv[i + 1]);
-        else if (a == "--objects")
-            objects = std::stoull(argv[i + 1]);
-        else if (a == "--runs")
-            runs = std::stoi(argv[i + 1]);
-        else if (a == "--merge-runs")
-            mergeRuns = std::stoi(argv[i + 1]);
-        else if (a == "--verify-runs")
-            verifyRuns = std::stoi(argv[i + 1]);
-        else if (a == "--only")
-            only = argv[i + 1];
-        else {
-            std::fprintf(stderr, "usage: bench_scale [--entries N] [--objects N] [--runs 5] [--merge-runs 3] "
-                                 "[--verify-runs 3] [--only A|B|C]\n");
-            return 2;
-        }
-    }
+    CLI::App cli{"The scale targets of a cache-server deployment on PostgreSQL + S3, each against SQLite + a folder "
+                 "(issue 13)", "bench_scale"};
+    cli.add_option("--entries", entries, "catalog entries (A)")->check(CLI::PositiveNumber)->capture_default_str();
+    cli.add_option("--objects", objects, "objects to verify (B), in entries of 10 parts")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cli.add_option("--runs", runs, "runs of A (medians)")->check(CLI::PositiveNumber)->capture_default_str();
+    cli.add_option("--merge-runs", mergeRuns, "runs of C")->check(CLI::PositiveNumber)->capture_default_str();
+    cli.add_option("--verify-runs", verifyRuns, "runs of B")->check(CLI::PositiveNumber)->capture_default_str();
+    cli.add_option("--only", only, "one part: A, B or C (default all)")->check(CLI::IsMember({"A", "B", "C"}));
+    if (const int exit = bench::parseOrExit(cli, argc, argv); exit >= 0)
+        return exit;
     setenv("AWS_ACCESS_KEY_ID", "S3RVER", 1);
     setenv("AWS_SECRET_ACCESS_KEY", "S3RVER", 1);
     testsupport::PgTestServer pg;
@@ -510,15 +479,18 @@ int main(int argc, char** argv)
                         (unsigned long long)f.matching);
         }
 
-    // ls --json of every entry, a page of 1,000 at a time. The storage is
-    // an empty folder (each entry's folder is looked up and missing), so
+    // ls --json of every entry, a page of 1,000 at a time. The storage
+    // holds every entry's folder, empty (each is looked up and has no
+    // parts; a storage with none of them is refused as the wrong one), so
     // the figure is the catalog's paging and the output.
     if (access("/usr/bin/time", X_OK) != 0) {
         std::printf("\nls --json: not measured, /usr/bin/time is missing (Debian package time)\n\n");
     } else {
         const std::string empty = tmp.filePath("ls-storage").toStdString();
         std::filesystem::create_directories(empty);
-        std::printf("\n### ls --json of %llu entries (storage: an empty folder)\n| catalog | wall | peak RSS | output |\n"
+        for (uint64_t i = 1; i <= entries; ++i)
+            std::filesystem::create_directory(empty + "/" + std::to_string(1000000000 + i));
+        std::printf("\n### ls --json of %llu entries (storage: every entry's folder, empty)\n| catalog | wall | peak RSS | output |\n"
                     "|---|---|---|---|\n", (unsigned long long)entries);
         for (const auto& [catalogName, db] : {std::pair{"PostgreSQL 15", pg.url("scale").toStdString()},
                                               std::pair{"SQLite", sqlitePath}}) {

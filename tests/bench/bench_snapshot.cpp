@@ -21,19 +21,15 @@
 // bench_merge does (FifoPriority.h).
 //
 // usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB] [--only write,decode,memory] [--priority normal|fifo]
-#include "FifoPriority.h"
+#include "BenchOptions.h"
+#include "ChildRun.h"
 #include "Sha256Check.h"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/wait.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,63 +37,16 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+using bench::median;
 
 namespace {
 
 bool fifoPriority = false;
 
-struct RunStats {
-    double wall = 0;
-    double cpu = 0;
-    long maxrssKiB = 0;
-};
-
-RunStats runChild(const std::vector<std::string>& argv)
+// A measured command: stdout to /dev/null, under SCHED_FIFO with --priority fifo.
+bench::ChildRun runChild(const std::vector<std::string>& argv)
 {
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    if (fifoPriority)
-        bench::spawnUnderFifo(attr);
-    const auto t0 = std::chrono::steady_clock::now();
-    pid_t pid = 0;
-    if (posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ) != 0) {
-        std::fprintf(stderr, "cannot start %s\n", args[0]);
-        std::exit(1);
-    }
-    int status = 0;
-    rusage ru {};
-    wait4(pid, &status, 0, &ru);
-    const auto t1 = std::chrono::steady_clock::now();
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::string cmd;
-        for (const auto& a : argv)
-            cmd += a + " ";
-        std::fprintf(stderr, "failed: %s\n", cmd.c_str());
-        std::exit(1);
-    }
-    RunStats s;
-    s.wall = std::chrono::duration<double>(t1 - t0).count();
-    s.cpu = double(ru.ru_utime.tv_sec) + double(ru.ru_utime.tv_usec) / 1e6 + double(ru.ru_stime.tv_sec)
-        + double(ru.ru_stime.tv_usec) / 1e6;
-    s.maxrssKiB = ru.ru_maxrss;
-    return s;
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return bench::runChild(argv, {.fifo = fifoPriority});
 }
 
 struct Series {
@@ -120,10 +69,10 @@ std::vector<Series> measureInterleaved(const std::vector<Command>& commands, int
         for (size_t c = 0; c < commands.size(); ++c) {
             if (!commands[c].removeBefore.empty())
                 ::unlink(commands[c].removeBefore.c_str());
-            const RunStats s = runChild(commands[c].argv);
+            const bench::ChildRun s = runChild(commands[c].argv);
             walls[c].push_back(s.wall);
             cpus[c].push_back(s.cpu);
-            rss[c].push_back(double(s.maxrssKiB) / 1024.0);
+            rss[c].push_back(s.rssMiB);
         }
     }
     std::vector<Series> out;
@@ -187,7 +136,7 @@ void generateInput(const std::string& path, uint64_t size)
 
 } // namespace
 
-int main(int argc, char** argv)
+int benchMain(int argc, char** argv)
 {
     struct statvfs vfs {};
     const bool shm = ::statvfs("/dev/shm", &vfs) == 0 && uint64_t(vfs.f_bavail) * vfs.f_frsize > (uint64_t(3) << 30);
@@ -195,29 +144,18 @@ int main(int argc, char** argv)
     int runs = 5;
     uint64_t sizeMiB = 512;
     std::string only = "write,decode,memory";
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--dir" && i + 1 < argc)
-            dir = argv[++i];
-        else if (a == "--runs" && i + 1 < argc)
-            runs = std::max(1, std::atoi(argv[++i]));
-        else if (a == "--size" && i + 1 < argc)
-            sizeMiB = uint64_t(std::max(1, std::atoi(argv[++i])));
-        else if (a == "--only" && i + 1 < argc)
-            only = argv[++i];
-        else if (a == "--priority" && i + 1 < argc && (std::strcmp(argv[i + 1], "fifo") == 0 || std::strcmp(argv[i + 1], "normal") == 0))
-            fifoPriority = std::strcmp(argv[++i], "fifo") == 0;
-        else {
-            std::fprintf(stderr, "usage: bench_snapshot [--dir DIR] [--runs N] [--size MiB] [--only write,decode,memory] [--priority normal|fifo]\n");
-            return 2;
-        }
-    }
-    if (fifoPriority) {
-        // Above the children, so that this process's wait4 returns at once.
-        if (!bench::parentUnderFifo()) {
-            std::fprintf(stderr, "--priority fifo: cannot use SCHED_FIFO (needs root or CAP_SYS_NICE)\n");
-            return 2;
-        }
+    CLI::App app{"snapshot create and restore against zstd and pzstd on a file of mixed text and random bytes",
+                 "bench_snapshot"};
+    app.add_option("--dir", dir, "work folder")->capture_default_str();
+    app.add_option("--runs", runs, "runs of each command (medians)")->check(CLI::PositiveNumber)->capture_default_str();
+    app.add_option("--size", sizeMiB, "MiB of input")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+    app.add_option("--only", only, "comma-separated: write, decode, memory")->capture_default_str();
+    bench::addPriorityOption(app, &fifoPriority);
+    if (const int exit = bench::parseOrExit(app, argc, argv); exit >= 0)
+        return exit;
+    if (fifoPriority && !bench::FifoScope(true, bench::kFifoParentPriority).ok()) {
+        std::fprintf(stderr, "--priority fifo: cannot use SCHED_FIFO (needs root or CAP_SYS_NICE)\n");
+        return 2;
     }
     ::mkdir(dir.c_str(), 0755);
     const std::string cli = CACHESCOPE_CLI, zstd = ZSTD_PROGRAM, pzstd = PZSTD_PROGRAM;
@@ -332,4 +270,14 @@ int main(int argc, char** argv)
     getloadavg(load, 3);
     std::printf("\nload average at the end %.2f %.2f %.2f\n", load[0], load[1], load[2]);
     return 0;
+}
+
+int main(int argc, char** argv)
+{
+    try {
+        return benchMain(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_snapshot: %s\n", e.what());
+        return 1;
+    }
 }
