@@ -8,6 +8,7 @@
 #include "core/actions-cache/ActionsInternal.h"
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
+#include "core/util/OutputFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -171,16 +172,26 @@ ActionsEntry entryFrom(const EntryRow& row)
     return e;
 }
 
-bool isLiveMergeTemp(const std::string& name)
+std::optional<pid_t> mergeTempWriter(const std::string& name)
 {
+    if (auto pid = OutputFile::tempWriterOf(name, "merged"))
+        return pid;
     const std::string prefix = "merged.tmp-";
     if (name.rfind(prefix, 0) != 0)
-        return false;
+        return std::nullopt;
     char* end = nullptr;
     const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
-    if (pid <= 0 || *end != '\0' || pid == long(::getpid()))
+    if (pid <= 0 || *end != '\0')
+        return std::nullopt;
+    return pid_t(pid);
+}
+
+bool isLiveMergeTemp(const std::string& name)
+{
+    const auto pid = mergeTempWriter(name);
+    if (!pid || *pid == ::getpid())
         return false;
-    return ::kill(pid_t(pid), 0) == 0 || errno == EPERM;
+    return ::kill(*pid, 0) == 0 || errno == EPERM;
 }
 
 LocationRow locationOf(const ActionsEntry& e)

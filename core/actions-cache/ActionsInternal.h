@@ -4,6 +4,9 @@
 #include "core/util/KillPoint.h"
 
 #include <atomic>
+#include <optional>
+
+#include <sys/types.h>
 
 namespace cs::actions {
 
@@ -22,8 +25,13 @@ FolderListing listOrError(ActionsStorage& storage, const std::string& folder, st
 // or ".."): anything else is reported and never joined into a path.
 bool isPlainFolderName(const std::string& name);
 
-// "merged.tmp-<pid>" (a folder storage's temp merged file) of a process other
-// than us that still runs on this host: a merge under way, never a leftover.
+// The process writing a folder storage's temp merged file, when name is
+// one: OutputFile's named temp for "merged" (".merged.cachescope-PID-HEX"),
+// or "merged.tmp-PID" of cachescope before 0.10. Only merges write these
+// names; the server writes merged in place.
+std::optional<pid_t> mergeTempWriter(const std::string& name);
+// A temp merged file of a process other than us that still runs on this
+// host: a merge under way, never a leftover.
 bool isLiveMergeTemp(const std::string& name);
 
 // The server resets a merge that has not finished after 15 minutes

@@ -1,183 +1,89 @@
 // ActionsStorage over the server's filesystem storage folder.
 //
 // Invariant: below the root nothing is reached through a symbolic link.
-// Every path is walked one name at a time with openat(O_NOFOLLOW) from a
-// descriptor of its parent, so a link planted anywhere in the folder (for
-// the folder, parts/, a part or merged) is reported by name and never read,
-// overwritten or deleted through. The root itself may be a link: the user
-// named it. Special files (FIFOs, devices) are never opened for reading.
+// Every folder and file is opened through cs::Folder (openat2 with
+// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, else one O_NOFOLLOW component at a
+// time), so a link planted anywhere in the folder (for the folder, parts/, a
+// part or merged) is reported by name and never read, overwritten or deleted
+// through. The root itself may be a link: the user named it. Special files
+// (FIFOs, devices) are never opened for reading. merged is written through
+// OutputFile: a temp file in the folder named for the process that writes it
+// (so a second merge sees this one under way), fsync, rename, fsync of the
+// folder.
 #include "core/actions-cache/ActionsBackend.h"
 #include "core/actions-cache/ActionsInternal.h"
 
 #include "core/util/Error.h"
+#include "core/util/File.h"
+#include "core/util/Folder.h"
 #include "core/util/OpenFiles.h"
+#include "core/util/OutputFile.h"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <optional>
 
 namespace cs::actions {
 
 namespace {
 
-// An owned descriptor.
-class Fd {
-public:
-    Fd() = default;
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() { reset(); }
-    Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-    Fd& operator=(Fd&& o) noexcept
-    {
-        if (this != &o) {
-            reset();
-            fd_ = o.fd_;
-            o.fd_ = -1;
-        }
-        return *this;
-    }
-    int get() const { return fd_; }
-    explicit operator bool() const { return fd_ >= 0; }
-    void reset()
-    {
-        if (fd_ >= 0)
-            ::close(fd_);
-        fd_ = -1;
-    }
-
-private:
-    int fd_ = -1;
-};
-
-constexpr const char* kLinkRefused = "is a symbolic link; cachescope never follows links inside the storage folder";
-
 // Part names are the decimal index the server writes (`${partIndex}`):
 // digits, no leading zero, at most 18 of them.
-std::optional<uint64_t> partIndexOf(const char* name)
+std::optional<uint64_t> partIndexOf(const std::string& name)
 {
-    const size_t n = std::strlen(name);
-    if (n == 0 || n > 18 || (n > 1 && name[0] == '0'))
+    if (name.empty() || name.size() > 18 || (name.size() > 1 && name[0] == '0'))
         return std::nullopt;
     uint64_t v = 0;
-    for (size_t i = 0; i < n; ++i) {
-        if (name[i] < '0' || name[i] > '9')
+    for (const char c : name) {
+        if (c < '0' || c > '9')
             return std::nullopt;
-        v = v * 10 + uint64_t(name[i] - '0');
+        v = v * 10 + uint64_t(c - '0');
     }
     return v;
 }
 
-void checkFolderName(const std::string& root, const std::string& folder)
-{
-    if (folder.empty() || folder == "." || folder == ".." || folder.find('/') != std::string::npos
-        || folder.find('\0') != std::string::npos)
-        fail(root, "folder name '" + folder + "' from the catalog is not a plain folder name");
-}
+// The server writes two levels below a folder; deeper is not its data.
+constexpr int kMaxRemoveDepth = 8;
 
-// Names in a directory (not . and ..), read once.
-std::vector<std::string> namesIn(int dirFd, const std::string& path)
+bool nestedDeeperThan(const Folder& folder, int levels)
 {
-    const int dup = ::fcntl(dirFd, F_DUPFD_CLOEXEC, 0);
-    if (dup < 0)
-        failErrno(path, "cannot read the folder");
-    DIR* d = ::fdopendir(dup);
-    if (!d) {
-        ::close(dup);
-        failErrno(path, "cannot read the folder");
-    }
-    std::vector<std::string> names;
-    errno = 0;
-    while (const dirent* e = ::readdir(d)) {
-        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-            names.emplace_back(e->d_name);
-        errno = 0;
-    }
-    const int err = errno;
-    ::closedir(d);
-    if (err) {
-        errno = err;
-        failErrno(path, "cannot read the folder");
-    }
-    std::sort(names.begin(), names.end());
-    return names;
+    if (levels <= 0)
+        return true;
+    for (const auto& c : folder.list())
+        if (c.kind == Folder::Kind::Folder)
+            if (const auto sub = folder.trySub(c.name); sub && nestedDeeperThan(*sub, levels - 1))
+                return true;
+    return false;
 }
 
 class FileReader final : public ObjectReader {
 public:
-    FileReader(Fd fd, std::string path, uint64_t size) : fd_(std::move(fd)), path_(std::move(path)), size_(size) {}
+    explicit FileReader(File file) : file_(std::move(file)), size_(file_.size()) {}
     uint64_t size() const override { return size_; }
-    size_t read(void* buf, size_t n) override
-    {
-        for (;;) {
-            const ssize_t got = ::read(fd_.get(), buf, n);
-            if (got >= 0)
-                return size_t(got);
-            if (errno != EINTR)
-                failErrno(path_, "cannot read");
-        }
-    }
+    size_t read(void* buf, size_t n) override { return file_.readSome(buf, n); }
     void skip(uint64_t n) override
     {
-        if (::lseek(fd_.get(), off_t(n), SEEK_CUR) < 0)
-            failErrno(path_, "cannot seek");
+        if (::lseek(file_.fd(), off_t(n), SEEK_CUR) < 0)
+            failErrno(file_.path(), "cannot seek");
     }
 
 private:
-    Fd fd_;
-    std::string path_;
+    File file_;
     uint64_t size_;
 };
 
 class FileMergedWriter final : public MergedWriter {
 public:
-    FileMergedWriter(Fd folder, Fd file, std::string folderPath, std::string tempName)
-        : folder_(std::move(folder)), file_(std::move(file)), folderPath_(std::move(folderPath)),
-          tempName_(std::move(tempName))
-    {
-    }
-    ~FileMergedWriter() override
-    {
-        if (!published_)
-            ::unlinkat(folder_.get(), tempName_.c_str(), 0);
-    }
-    void write(const void* buf, size_t n) override
-    {
-        const char* p = static_cast<const char*>(buf);
-        while (n > 0) {
-            const ssize_t put = ::write(file_.get(), p, n);
-            if (put < 0) {
-                if (errno == EINTR)
-                    continue;
-                failErrno(folderPath_ + "/" + tempName_, "cannot write the merged file");
-            }
-            p += put;
-            n -= size_t(put);
-        }
-    }
-    void finish() override
-    {
-        if (::fsync(file_.get()) != 0)
-            failErrno(folderPath_ + "/" + tempName_, "cannot flush the merged file to disk");
-    }
-    void publish() override
-    {
-        // rename() replaces the name "merged" itself; beginMerged refused a link there.
-        if (::renameat(folder_.get(), tempName_.c_str(), folder_.get(), "merged") != 0)
-            failErrno(folderPath_ + "/merged", "cannot move the merged file into place");
-        published_ = true;
-        if (::fsync(folder_.get()) != 0)
-            failErrno(folderPath_, "cannot flush the folder to disk");
-    }
+    explicit FileMergedWriter(OutputFile out) : out_(std::move(out)) {}
+    void write(const void* buf, size_t n) override { out_.writeAll(buf, n); }
+    void finish() override { out_.file().sync(); }
+    // Renames over the name "merged" itself (beginMerged refused a link there).
+    void publish() override { out_.commit(); }
 
 private:
-    Fd folder_, file_;
-    std::string folderPath_, tempName_;
-    bool published_ = false;
+    OutputFile out_;   // destroyed uncommitted: the temp file goes
 };
 
 class FilesystemStorage final : public ActionsStorage {
@@ -201,47 +107,48 @@ public:
 
     std::vector<std::string> folders() override
     {
-        Fd root = openRoot();
-        return namesIn(root.get(), root_);
+        std::vector<std::string> names;
+        for (auto& c : Folder::open(root_).list())
+            names.push_back(std::move(c.name));
+        return names;
     }
 
     FolderListing listFolder(const std::string& folder) override
     {
         FolderListing out;
-        Fd root = openRoot();
-        Fd dir = openSubdir(root.get(), folder, objectName(folder, ""), true);
+        const std::optional<Folder> dir = locationIfAny(folder);
         if (!dir)
             return out;
         out.exists = true;
-        for (const auto& name : namesIn(dir.get(), objectName(folder, ""))) {
-            struct stat st;
-            if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-                continue; // gone since the listing
-            if (S_ISLNK(st.st_mode))
-                out.links.push_back(name);
-            else if (name == "parts" && S_ISDIR(st.st_mode))
+        for (const auto& c : dir->list()) {
+            const Folder::Kind k = dir->kindOf(c.name);   // now, not as listed
+            if (k == Folder::Kind::Missing)
+                continue;   // gone since the listing
+            if (k == Folder::Kind::Link)
+                out.links.push_back(c.name);
+            else if (c.name == "parts" && k == Folder::Kind::Folder)
                 out.hasPartsFolder = true;
-            else if (name == "merged" && S_ISREG(st.st_mode))
-                out.mergedSize = uint64_t(st.st_size);
+            else if (c.name == "merged" && k == Folder::Kind::File)
+                out.mergedSize = dir->sizeOf(c.name);
             else
-                out.strays.push_back(name);
+                out.strays.push_back(c.name);
         }
         if (!out.hasPartsFolder)
             return out;
-        Fd parts = openSubdir(dir.get(), "parts", objectName(folder, "parts"), true);
+        const std::optional<Folder> parts = dir->trySub("parts");
         if (!parts)
             return out;
-        for (const auto& name : namesIn(parts.get(), objectName(folder, "parts"))) {
-            struct stat st;
-            if (::fstatat(parts.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        for (const auto& c : parts->list()) {
+            const Folder::Kind k = parts->kindOf(c.name);
+            if (k == Folder::Kind::Missing)
                 continue;
-            const auto index = partIndexOf(name.c_str());
-            if (S_ISLNK(st.st_mode))
-                out.links.push_back("parts/" + name);
-            else if (index && S_ISREG(st.st_mode))
-                out.parts.push_back({*index, uint64_t(st.st_size)});
+            const auto index = partIndexOf(c.name);
+            if (k == Folder::Kind::Link)
+                out.links.push_back("parts/" + c.name);
+            else if (index && k == Folder::Kind::File)
+                out.parts.push_back({*index, parts->sizeOf(c.name)});
             else
-                out.strays.push_back("parts/" + name);
+                out.strays.push_back("parts/" + c.name);
         }
         std::sort(out.parts.begin(), out.parts.end(),
                   [](const PartObject& a, const PartObject& b) { return a.index < b.index; });
@@ -250,36 +157,31 @@ public:
 
     std::unique_ptr<ObjectReader> openPart(const std::string& folder, uint64_t index) override
     {
-        Fd root = openRoot();
-        Fd dir = openSubdir(root.get(), folder, objectName(folder, ""), false);
-        Fd parts = openSubdir(dir.get(), "parts", objectName(folder, "parts"), false);
-        return openRegular(parts.get(), std::to_string(index), objectName(folder, "parts/" + std::to_string(index)));
+        return std::make_unique<FileReader>(location(folder).openRead("parts/" + std::to_string(index)));
     }
 
     std::unique_ptr<ObjectReader> openMerged(const std::string& folder) override
     {
-        Fd root = openRoot();
-        Fd dir = openSubdir(root.get(), folder, objectName(folder, ""), false);
-        return openRegular(dir.get(), "merged", objectName(folder, "merged"));
+        return std::make_unique<FileReader>(location(folder).openRead("merged"));
     }
 
     std::unique_ptr<MergedWriter> beginMerged(const std::string& folder) override
     {
-        Fd root = openRoot();
-        Fd dir = openSubdir(root.get(), folder, objectName(folder, ""), false);
-        struct stat st;
-        if (::fstatat(dir.get(), "merged", &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+        const Folder dir = location(folder);
+        const Folder::Kind merged = dir.kindOf("merged");
+        if (merged != Folder::Kind::File && merged != Folder::Kind::Missing)
             fail(objectName(folder, "merged"),
-                 S_ISLNK(st.st_mode) ? kLinkRefused : "is not a regular file; refusing to replace it");
+                 merged == Folder::Kind::Link ? kLinkRefused : "is not a regular file; refusing to replace it");
         // The merged file is no more readable than the least readable part,
         // and owned like the parts, so the server can still read and delete it.
         mode_t mode = 0666;
         std::optional<uid_t> uid;
         std::optional<gid_t> gid;
         bool sameOwner = true;
-        if (Fd parts = openSubdir(dir.get(), "parts", objectName(folder, "parts"), true)) {
-            for (const auto& name : namesIn(parts.get(), objectName(folder, "parts"))) {
-                if (::fstatat(parts.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        if (const auto parts = dir.trySub("parts")) {
+            for (const auto& c : parts->list()) {
+                struct stat st;
+                if (::fstatat(parts->fd(), c.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
                     continue;
                 mode &= st.st_mode & 0777;
                 if (uid && (*uid != st.st_uid || *gid != st.st_gid))
@@ -288,65 +190,49 @@ public:
                 gid = st.st_gid;
             }
         }
-        // Leftover temp files of merges that crashed (only merges write these
-        // names; the server writes merged in place) go before a new one
-        // starts; a live process's temp file is its merge under way, and stays.
-        for (const auto& name : namesIn(dir.get(), objectName(folder, "")))
-            if (name.rfind("merged.tmp-", 0) == 0 && !isLiveMergeTemp(name)
-                && ::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-                ::unlinkat(dir.get(), name.c_str(), 0);
-        const std::string temp = "merged.tmp-" + std::to_string(::getpid());
-        Fd file(::openat(dir.get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-        if (!file)
-            failErrno(objectName(folder, temp), "cannot create the temporary merged file");
-        if (uid && sameOwner && ::geteuid() == 0)
-            (void)::fchown(file.get(), *uid, *gid);
-        if (::fchmod(file.get(), uid ? mode : 0600) != 0) {
-            const int err = errno;
-            ::unlinkat(dir.get(), temp.c_str(), 0);
-            errno = err;
-            failErrno(objectName(folder, temp), "cannot set the merged file's permissions");
+        // Leftover temp files of merges that were killed go before a new one
+        // starts. Doubt keeps one: a temp of a process that still runs is
+        // its merge under way, and so is one of this process (another
+        // thread's merge; a leftover of an earlier process with our pid is
+        // removed by the next process that merges here).
+        for (const auto& c : dir.list()) {
+            const auto writer = mergeTempWriter(c.name);
+            if (writer && *writer != ::getpid() && !isLiveMergeTemp(c.name) && dir.kindOf(c.name) == Folder::Kind::File)
+                dir.unlink(c.name);
         }
-        return std::make_unique<FileMergedWriter>(std::move(dir), std::move(file), objectName(folder, ""), temp);
+        OutputFile out = OutputFile::openIn(dir, "merged", uid ? int(mode) : 0600, OutputFile::Temp::Named);
+        if (uid && sameOwner && ::geteuid() == 0)
+            (void)::fchown(out.fd(), *uid, *gid);
+        return std::make_unique<FileMergedWriter>(std::move(out));
     }
 
     void deletePart(const std::string& folder, uint64_t index) override
     {
-        Fd root = openRoot();
-        Fd dir = openSubdir(root.get(), folder, objectName(folder, ""), true);
-        if (!dir)
-            return;
-        Fd parts = openSubdir(dir.get(), "parts", objectName(folder, "parts"), true);
+        const std::optional<Folder> dir = locationIfAny(folder);
+        const std::optional<Folder> parts = dir ? dir->trySub("parts") : std::nullopt;
         if (!parts)
             return;
         const std::string name = std::to_string(index);
-        struct stat st;
-        if (::fstatat(parts.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-            return;
-        if (S_ISLNK(st.st_mode))
+        if (parts->kindOf(name) == Folder::Kind::Link)
             fail(objectName(folder, "parts/" + name), kLinkRefused);
-        if (::unlinkat(parts.get(), name.c_str(), 0) != 0 && errno != ENOENT)
-            failErrno(objectName(folder, "parts/" + name), "cannot delete the part");
+        parts->unlink(name);
     }
 
     void deletePartsFolder(const std::string& folder) override
     {
-        Fd root = openRoot();
-        Fd dir = openSubdir(root.get(), folder, objectName(folder, ""), true);
+        const std::optional<Folder> dir = locationIfAny(folder);
         if (!dir)
             return;
-        removeEntry(dir.get(), "parts", objectName(folder, "parts"), 0);
-        if (::fsync(dir.get()) != 0)
-            failErrno(objectName(folder, ""), "cannot flush the folder to disk");
+        removeTree(*dir, "parts");
+        dir->sync();
     }
 
     void deleteFolder(const std::string& folder) override
     {
-        checkFolderName(root_, folder);
-        Fd root = openRoot();
-        removeEntry(root.get(), folder, objectName(folder, ""), 0);
-        if (::fsync(root.get()) != 0)
-            failErrno(root_, "cannot flush the storage folder to disk");
+        checkFolderName(folder);
+        const Folder root = Folder::open(root_);
+        removeTree(root, folder);
+        root.sync();
     }
 
     std::vector<std::string> otherUsers(const std::string& folder) override
@@ -357,79 +243,42 @@ public:
     }
 
 private:
-    static bool isPlainName(const std::string& n) { return !n.empty() && n != "." && n != ".." && n.find('/') == std::string::npos; }
-
-    Fd openRoot() const
+    static bool isPlainName(const std::string& n)
     {
-        Fd fd(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-        if (!fd)
-            failErrno(root_, "cannot open the storage folder");
-        return fd;
+        return !n.empty() && n != "." && n != ".." && n.find('/') == std::string::npos;
     }
 
-    // The folder `name` under parentFd, never through a link. Missing: an
-    // empty Fd when allowMissing, else an error.
-    Fd openSubdir(int parentFd, const std::string& name, const std::string& path, bool allowMissing) const
+    static constexpr const char* kLinkRefused =
+        "is a symbolic link; cachescope never follows links inside the storage folder";
+
+    void checkFolderName(const std::string& folder) const
     {
-        if (parentFd == -1 || name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
-            fail(root_, "folder name '" + name + "' from the catalog is not a plain folder name");
-        Fd fd(::openat(parentFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (fd)
-            return fd;
-        const int err = errno;
-        struct stat st;
-        if (::fstatat(parentFd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-            fail(path, kLinkRefused);
-        if (err == ENOENT && allowMissing)
-            return Fd();
-        errno = err;
-        failErrno(path, err == ENOTDIR ? "is not a folder" : "cannot open");
+        if (folder.empty() || folder == "." || folder == ".." || folder.find('/') != std::string::npos
+            || folder.find('\0') != std::string::npos)
+            fail(root_, "folder name '" + folder + "' from the catalog is not a plain folder name");
     }
 
-    std::unique_ptr<ObjectReader> openRegular(int dirFd, const std::string& name, const std::string& path) const
+    // The folder of one location, never through a link; nullopt when missing.
+    std::optional<Folder> locationIfAny(const std::string& folder) const
     {
-        // O_NONBLOCK: opening a FIFO must not hang; we refuse it below.
-        Fd fd(::openat(dirFd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-        if (!fd) {
-            if (errno == ELOOP)
-                fail(path, kLinkRefused);
-            failErrno(path, "cannot open");
-        }
-        struct stat st;
-        if (::fstat(fd.get(), &st) != 0)
-            failErrno(path, "cannot read");
-        if (!S_ISREG(st.st_mode))
-            fail(path, "is not a regular file");
-        const int flags = ::fcntl(fd.get(), F_GETFL);
-        ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
-        return std::make_unique<FileReader>(std::move(fd), path, uint64_t(st.st_size));
+        checkFolderName(folder);
+        return Folder::open(root_).trySub(folder);
+    }
+    Folder location(const std::string& folder) const
+    {
+        checkFolderName(folder);
+        return Folder::open(root_).sub(folder);
     }
 
-    // Removes name under dirFd: a link or file is unlinked (a link itself,
-    // never its target), a folder emptied the same way first. Depth-bounded:
-    // the server writes two levels.
-    void removeEntry(int dirFd, const std::string& name, const std::string& path, int depth) const
+    // name under dir: a link or file is unlinked (a link itself, never its
+    // target), a folder emptied the same way first, unless it is nested
+    // deeper than the server writes.
+    static void removeTree(const Folder& dir, const std::string& name)
     {
-        struct stat st;
-        if (::fstatat(dirFd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            if (errno == ENOENT)
-                return;
-            failErrno(path, "cannot delete");
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            if (::unlinkat(dirFd, name.c_str(), 0) != 0 && errno != ENOENT)
-                failErrno(path, "cannot delete");
-            return;
-        }
-        if (depth >= 8)
-            fail(path, "is nested deeper than the server writes; refusing to delete it");
-        Fd sub(::openat(dirFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (!sub)
-            failErrno(path, "cannot open to delete");
-        for (const auto& child : namesIn(sub.get(), path))
-            removeEntry(sub.get(), child, path + "/" + child, depth + 1);
-        if (::unlinkat(dirFd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
-            failErrno(path, "cannot delete the folder");
+        if (dir.kindOf(name) == Folder::Kind::Folder)
+            if (const auto sub = dir.trySub(name); sub && nestedDeeperThan(*sub, kMaxRemoveDepth))
+                fail(dir.pathOf(name), "is nested deeper than the server writes; refusing to delete it");
+        dir.removeTree(name);
     }
 
     std::string root_;

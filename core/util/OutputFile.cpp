@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 
 namespace cs {
 
@@ -41,13 +43,23 @@ std::string randomHex()
     return s;
 }
 
-// A temp name nobody can predict, hidden, and short enough for NAME_MAX.
+// A temp name nobody can predict, hidden, short enough for NAME_MAX, and
+// naming the process that writes it: ".NAME.cachescope-PID-HEX16" (or the
+// tail alone for a long NAME). The pid tells a leftover of a killed writer
+// from a write under way (OutputFile::tempWriterOf).
+constexpr const char* kTempTag = ".cachescope-";
+constexpr size_t kTempHexDigits = 16;
+
+std::string tempHead(const std::string& name)
+{
+    // The longest tail: the tag, 10 digits of a pid, '-', the hex digits.
+    const size_t longestTail = std::strlen(kTempTag) + 10 + 1 + kTempHexDigits;
+    return name.size() + longestTail + 1 <= NAME_MAX ? "." + name + kTempTag : std::string(kTempTag);
+}
+
 std::string tempNameFor(const std::string& name)
 {
-    const std::string tail = ".cachescope-" + randomHex();
-    if (name.size() + tail.size() + 1 <= NAME_MAX)
-        return "." + name + tail;
-    return tail;
+    return tempHead(name) + std::to_string(::getpid()) + "-" + randomHex();
 }
 
 bool isStdoutName(const std::string& path)
@@ -144,6 +156,27 @@ void refuseInside(const std::string& path, const Folder& store)
 } // namespace
 
 void OutputFile::forceNamedTemp(bool on) { namedTempOnly = on; }
+
+std::optional<pid_t> OutputFile::tempWriterOf(const std::string& name, const std::string& target)
+{
+    const std::string head = tempHead(target);
+    if (name.size() <= head.size() || name.compare(0, head.size(), head) != 0)
+        return std::nullopt;
+    const size_t dash = name.find('-', head.size());
+    if (dash == std::string::npos || dash == head.size() || dash - head.size() > 10
+        || name.size() != dash + 1 + kTempHexDigits)
+        return std::nullopt;
+    uint64_t pid = 0;
+    for (size_t i = head.size(); i < dash; ++i) {
+        if (name[i] < '0' || name[i] > '9')
+            return std::nullopt;
+        pid = pid * 10 + uint64_t(name[i] - '0');
+    }
+    if (pid == 0 || pid > uint64_t(std::numeric_limits<pid_t>::max())
+        || name.find_first_not_of("0123456789abcdef", dash + 1) != std::string::npos)
+        return std::nullopt;
+    return pid_t(pid);
+}
 
 OutputFile::~OutputFile() { discard(); }
 
@@ -271,7 +304,7 @@ void refuseOutputInside(const std::string& path, const Folder& folder)
         refuseInside(path, folder);
 }
 
-OutputFile OutputFile::openIn(const Folder& folder, const std::string& name, int finalMode)
+OutputFile OutputFile::openIn(const Folder& folder, const std::string& name, int finalMode, Temp temp)
 {
     const Folder::Kind k = folder.kindOf(name);
     if (k == Folder::Kind::Link)
@@ -285,7 +318,7 @@ OutputFile OutputFile::openIn(const Folder& folder, const std::string& name, int
     out.folder_ = std::make_unique<Folder>(folder.duplicate());
     out.finalMode_ = finalMode;
     int fd = -1;
-    if (!namedTempOnly) {
+    if (!namedTempOnly && temp == Temp::Anonymous) {
         fd = ::openat(folder.fd(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
             failErrno(folder.path(), "cannot create a temporary file");

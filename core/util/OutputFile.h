@@ -33,7 +33,10 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+
+#include <sys/types.h>
 
 namespace cs {
 
@@ -70,7 +73,12 @@ public:
     static OutputFile open(const std::string& path, std::function<void()> cancelCheck = {},
                            const Folder* keepOutOf = nullptr);
     // name in a folder opened without links: a store's control file, a part.
-    static OutputFile openIn(const Folder& folder, const std::string& name, int finalMode = 0644);
+    // Temp::Named keeps the temp file visible under its name while it is
+    // written (never O_TMPFILE), so another process can see the write under
+    // way and who makes it (tempWriterOf): a merged file beside a server.
+    enum class Temp { Anonymous, Named };
+    static OutputFile openIn(const Folder& folder, const std::string& name, int finalMode = 0644,
+                             Temp temp = Temp::Anonymous);
 
     Kind kind() const { return kind_; }
     // Positioned writes (pwrite at any offset, truncate) are possible: a temp
@@ -91,6 +99,10 @@ public:
 
     // Tests: act as if the file system had no O_TMPFILE.
     static void forceNamedTemp(bool on);
+    // The pid of the process writing name, when name is a temp file name
+    // open() or openIn() gives for a file named target; else nullopt. A
+    // temp whose writer is gone is a leftover of a writer that was killed.
+    static std::optional<pid_t> tempWriterOf(const std::string& name, const std::string& target);
 
 private:
     void discard() noexcept;

@@ -372,6 +372,52 @@ private slots:
     // Two `merge --write --force` of one entry at once, 30 times: both exit
     // 0, one merges and the other skips (or waits its turn), and the result
     // is the server's end state with the right bytes.
+    // A temp merged file names its writer: one of a process that has gone
+    // (killed mid-merge) is removed when the next merge starts, in either
+    // form (OutputFile's .merged.cachescope-PID-HEX, merged.tmp-PID of
+    // earlier versions); one of a process that runs stops the merge.
+    void leftoverTempsGoLiveOnesStopTheMerge()
+    {
+        QProcess gone;
+        gone.start(QStringLiteral("true"));
+        QVERIFY(gone.waitForStarted());
+        const qint64 deadPid = gone.processId();
+        QVERIFY(gone.waitForFinished());
+        QProcess alive;
+        alive.start(QStringLiteral("sleep"), {QStringLiteral("60")});
+        QVERIFY(alive.waitForStarted());
+        const QString hex = QStringLiteral("0123456789abcdef");
+        for (const bool live : {false, true}) {
+            QTemporaryDir dir;
+            ActionsCacheFixture f(dir.path());
+            const QString folder = f.storageDir() + "/1003";
+            const QStringList dead{".merged.cachescope-" + QString::number(deadPid) + "-" + hex,
+                                   "merged.tmp-" + QString::number(deadPid)};
+            for (const QString& name : dead)
+                QVERIFY(testsupport::writeFile(folder + "/" + name, "half a merge"));
+            const QString running = ".merged.cachescope-" + QString::number(alive.processId()) + "-" + hex;
+            if (live)
+                QVERIFY(testsupport::writeFile(folder + "/" + running, "a merge under way"));
+            auto cache = ActionsCache::open(resolveDataDir(f.dataDir().toStdString()), true);
+            Job job("merge");
+            const auto results = cache->merge({f.entry("1003").id.toStdString()}, job, {true, 0});
+            QCOMPARE(int(results.size()), 1);
+            const QStringList names = QDir(folder).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
+            if (live) {
+                QVERIFY2(results[0].skipped && !results[0].merged, results[0].action.c_str());
+                QVERIFY2(results[0].action.find("another cachescope merge is writing") != std::string::npos,
+                         results[0].action.c_str());
+                QVERIFY2(names.contains(running) && !names.contains("merged"), qPrintable(names.join(' ')));
+            } else {
+                QVERIFY2(results[0].merged, results[0].action.c_str());
+                QCOMPARE(names, QStringList{"merged"});
+                QCOMPARE(testsupport::readFile(folder + "/merged"), f.entry("1003").blob);
+            }
+        }
+        alive.kill();
+        alive.waitForFinished();
+    }
+
     void twoMergesAtOnceTakeTurns()
     {
         int failures = 0;

@@ -95,7 +95,14 @@ private slots:
                 const QStringList names = namesIn(tmp.path());
                 QCOMPARE(names.size(), 2);
                 const QString temp = names.at(0) == "out" ? names.at(1) : names.at(0);
-                QVERIFY2(temp.startsWith(".out.cachescope-") && temp.size() == 32, qPrintable(temp));
+                // ".out.cachescope-PID-" and 16 hex digits: tempWriterOf names us.
+                const QString head = ".out.cachescope-" + QString::number(::getpid()) + "-";
+                QVERIFY2(temp.startsWith(head) && temp.size() == head.size() + 16, qPrintable(temp));
+                QCOMPARE(OutputFile::tempWriterOf(temp.toStdString(), "out"), std::optional<pid_t>(::getpid()));
+                QCOMPARE(OutputFile::tempWriterOf(temp.toStdString(), "ou"), std::optional<pid_t>());
+                QCOMPARE(OutputFile::tempWriterOf(temp.chopped(1).toStdString(), "out"), std::optional<pid_t>());
+                QCOMPARE(OutputFile::tempWriterOf("out", "out"), std::optional<pid_t>());
+                QCOMPARE(OutputFile::tempWriterOf(".out.cachescope--0123456789abcdef", "out"), std::optional<pid_t>());
                 QCOMPARE(lstatOf(tmp.filePath(temp)).st_mode & 07777, mode_t(0600));
             }
         }
