@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -42,6 +43,31 @@ void fillPart(std::string& buf, int entry, int part)
         std::memcpy(&buf[i], w, n);
         i += n;
     }
+}
+
+// work(0) .. work(n - 1), each on a thread of its own, all at once (as n
+// jobs restore n entries); the first error any of them throws is thrown
+// after all have ended, a cancel before it.
+void onThreads(int n, Job& job, const std::function<void(int)>& work)
+{
+    std::mutex errorMutex;
+    std::string error;
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i)
+        threads.emplace_back([&, i] {
+            try {
+                work(i);
+            } catch (const std::exception& ex) {
+                std::lock_guard lock(errorMutex);
+                if (error.empty())
+                    error = ex.what();
+            }
+        });
+    for (auto& t : threads)
+        t.join();
+    job.checkCancel();
+    if (!error.empty())
+        throw Error(error);
 }
 
 class RestoreScenario : public Scenario {
@@ -117,36 +143,21 @@ public:
         sink.beginPhase(refLabel, PhaseRole::Reference, "cat | sha256sum");
         double refWall = 0, refUser = 0, refSys = 0;
         {
-            std::vector<std::thread> threads;
             std::vector<ChildResult> results(static_cast<size_t>(entries));
-            std::mutex errorMutex;
-            std::string error;
             const double t0 = sink.now();
-            for (int e = 0; e < entries; ++e)
-                threads.emplace_back([&, e] {
-                    try {
-                        const std::string folder = store::StoreLayout::open(dir.file("store")).partsPath(ids[size_t(e)]);
-                        std::vector<std::string> argv = {sh, "-c", "c=$1; s=$2; shift 2; \"$c\" -- \"$@\" | \"$s\"", "sh", cat, sha256sum};
-                        for (int i = 0; i < parts; ++i)
-                            argv.push_back(folder + "/" + std::to_string(i));
-                        const std::string out = dir.file("reference-" + std::to_string(e) + ".sha256");
-                        results[size_t(e)] = runChild(argv, "", out, job, {}, 3600, [&](int) {});
-                        const std::string line = readWholeFile(out, 4096);
-                        if (results[size_t(e)].exitCode != 0 || line.substr(0, 64) != Sha256::hex(expected[size_t(e)]))
-                            throw Error(out + ": cat | sha256sum of entry " + std::to_string(e) +
-                                        "'s parts did not give the entry's SHA-256");
-                        sink.addBytes(entryBytes);
-                    } catch (const std::exception& ex) {
-                        std::lock_guard lock(errorMutex);
-                        if (error.empty())
-                            error = ex.what();
-                    }
-                });
-            for (auto& t : threads)
-                t.join();
-            job.checkCancel();
-            if (!error.empty())
-                throw Error(error);
+            onThreads(entries, job, [&](int e) {
+                const std::string folder = store::StoreLayout::open(dir.file("store")).partsPath(ids[size_t(e)]);
+                std::vector<std::string> argv = {sh, "-c", "c=$1; s=$2; shift 2; \"$c\" -- \"$@\" | \"$s\"", "sh", cat, sha256sum};
+                for (int i = 0; i < parts; ++i)
+                    argv.push_back(folder + "/" + std::to_string(i));
+                const std::string out = dir.file("reference-" + std::to_string(e) + ".sha256");
+                results[size_t(e)] = runChild(argv, "", out, job, {}, 3600, [&](int) {});
+                const std::string line = readWholeFile(out, 4096);
+                if (results[size_t(e)].exitCode != 0 || line.substr(0, 64) != Sha256::hex(expected[size_t(e)]))
+                    throw Error(out + ": cat | sha256sum of entry " + std::to_string(e) +
+                                "'s parts did not give the entry's SHA-256");
+                sink.addBytes(entryBytes);
+            });
             refWall = sink.now() - t0;
             for (const auto& r : results) {
                 refUser += r.userSeconds;
@@ -161,46 +172,30 @@ public:
             sink.beginPhase(label, PhaseRole::Ours);
             std::atomic<uint64_t> done{0};
             std::atomic<int> mergedNow{0};
-            std::mutex errorMutex;
-            std::string error;
             const double t0 = sink.now();
-            std::vector<std::thread> threads;
-            for (int e = 0; e < entries; ++e) {
-                threads.emplace_back([&, e] {
-                    try {
-                        Job inner;
-                        inner.setListener([&](const JobStatus&) {
-                            if (job.isCancelled())
-                                inner.cancel();
-                        });
-                        Sha256 sha;
-                        uint64_t bytes = 0;
-                        const store::RestoreResult r = st->restoreEntry(ids[size_t(e)], [&](const void* d, size_t n) {
-                            sha.update(d, n);
-                            bytes += n;
-                            sink.addBytes(n);
-                            const uint64_t now = done.fetch_add(n) + n;
-                            if (e == 0)
-                                job.setStepProgress(now, total);
-                            if (job.isCancelled())
-                                inner.cancel();
-                        }, inner);
-                        if (r.mergedNow)
-                            mergedNow++;
-                        if (sha.finish() != expected[size_t(e)] || bytes != entryBytes)
-                            throw Error(label + " of entry " + std::to_string(e) + " returned other bytes than were stored");
-                    } catch (const std::exception& ex) {
-                        std::lock_guard lock(errorMutex);
-                        if (error.empty())
-                            error = ex.what();
-                    }
+            onThreads(entries, job, [&](int e) {
+                Job inner;
+                inner.setListener([&](const JobStatus&) {
+                    if (job.isCancelled())
+                        inner.cancel();
                 });
-            }
-            for (auto& t : threads)
-                t.join();
-            job.checkCancel();
-            if (!error.empty())
-                throw Error(error);
+                Sha256 sha;
+                uint64_t bytes = 0;
+                const store::RestoreResult r = st->restoreEntry(ids[size_t(e)], [&](const void* d, size_t n) {
+                    sha.update(d, n);
+                    bytes += n;
+                    sink.addBytes(n);
+                    const uint64_t now = done.fetch_add(n) + n;
+                    if (e == 0)
+                        job.setStepProgress(now, total);
+                    if (job.isCancelled())
+                        inner.cancel();
+                }, inner);
+                if (r.mergedNow)
+                    mergedNow++;
+                if (sha.finish() != expected[size_t(e)] || bytes != entryBytes)
+                    throw Error(label + " of entry " + std::to_string(e) + " returned other bytes than were stored");
+            });
             return Pass{sink.now() - t0, done.load(), sink.peakRss(), mergedNow.load()};
         };
         const Pass first = restoreAll(2, "first restore");

@@ -88,4 +88,31 @@ inline void uploadStorage(cs::remote::S3Client& s3, const std::string& prefix, c
     }
 }
 
+// Every row of the server's three tables, in id order, as text: compared
+// before and after a command that must change nothing.
+inline std::string dumpServerRows(cs::remote::PgConnection& pg)
+{
+    std::string out;
+    for (const char* table : {"storage_locations", "cache_entries", "uploads"}) {
+        const auto r = pg.exec(std::string("SELECT * FROM ") + table + " ORDER BY 1");
+        for (int i = 0; i < r.rows(); ++i) {
+            for (int c = 0; c < r.columns(); ++c)
+                out += (r.isNull(i, c) ? std::string("NULL") : r.text(i, c)) + "|";
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+// The bucket's listing (key, size, ETag of every object), the same way.
+inline std::string listBucket(cs::remote::S3Client& s3)
+{
+    std::string out;
+    s3.list("", [&](const cs::remote::S3Page& page) {
+        for (const auto& o : page)
+            out += o.key + " " + std::to_string(o.size) + " " + o.etag + "\n";
+    });
+    return out;
+}
+
 } // namespace testsupport

@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <map>
 #include <atomic>
 #include <random>
 #include <string>
@@ -112,8 +113,6 @@ inline QByteArray restore(cs::store::Store& store, int64_t id, cs::store::Restor
     return out;
 }
 
-// Runs one SQL statement on the store's catalog through its own connection
-// (as another process would).
 // Bytes of every file in a store's pack folder: a failed merge must leave
 // it as it was.
 inline qint64 packBytes(const QString& storeDir)
@@ -124,6 +123,20 @@ inline qint64 packBytes(const QString& storeDir)
     return n;
 }
 
+// name -> SHA-256 of every file in a store's pack folder but the lock
+// files: what a refused GC must leave as it was.
+inline std::map<QString, std::string> packFiles(const QString& storeDir)
+{
+    std::map<QString, std::string> files;
+    QDir d(storeDir + QStringLiteral("/pack"));
+    for (const auto& name : d.entryList(QDir::Files | QDir::NoDotAndDotDot))
+        if (!name.endsWith(QStringLiteral(".lock")))
+            files[name] = testsupport::sha256OfFile(d.filePath(name));
+    return files;
+}
+
+// Runs one SQL statement on the store's catalog through its own connection
+// (as another process would).
 inline bool sql(const std::string& catalogPath, const std::string& statement)
 {
     sqlite3* db = nullptr;

@@ -32,30 +32,6 @@ using namespace cs::actions;
 
 namespace {
 
-std::string dumpRows(remote::PgConnection& pg)
-{
-    std::string out;
-    for (const char* table : {"storage_locations", "cache_entries", "uploads"}) {
-        const auto r = pg.exec(std::string("SELECT * FROM ") + table + " ORDER BY 1");
-        for (int i = 0; i < r.rows(); ++i) {
-            for (int c = 0; c < r.columns(); ++c)
-                out += (r.isNull(i, c) ? std::string("NULL") : r.text(i, c)) + "|";
-            out += "\n";
-        }
-    }
-    return out;
-}
-
-std::string listObjects(remote::S3Client& s3)
-{
-    std::string out;
-    s3.list("", [&](const remote::S3Page& page) {
-        for (const auto& o : page)
-            out += o.key + " " + std::to_string(o.size) + " " + o.etag + "\n";
-    });
-    return out;
-}
-
 std::map<std::string, std::string> summary(const std::vector<ActionsEntry>& entries)
 {
     std::map<std::string, std::string> out;
@@ -208,7 +184,7 @@ private slots:
         remote::S3Config all = d.s3;
         all.prefix.clear();
         remote::S3Client s3(all);
-        const std::string rowsBefore = dumpRows(*pg), objectsBefore = listObjects(s3);
+        const std::string rowsBefore = testsupport::dumpServerRows(*pg), objectsBefore = testsupport::listBucket(s3);
         {
             auto cache = openRemote(d, false);
             Job job;
@@ -225,8 +201,8 @@ private slots:
             Job merge;
             QVERIFY_THROWS_EXCEPTION(Error, cache->merge({}, merge, WriteOptions{true}));
         }
-        QCOMPARE(dumpRows(*pg), rowsBefore);
-        QCOMPARE(listObjects(s3), objectsBefore);
+        QCOMPARE(testsupport::dumpServerRows(*pg), rowsBefore);
+        QCOMPARE(testsupport::listBucket(s3), objectsBefore);
     }
 
     void mergeStreamsPartsIntoS3()

@@ -26,30 +26,6 @@ using namespace cs::entries;
 
 namespace {
 
-std::string dumpRows(remote::PgConnection& pg)
-{
-    std::string out;
-    for (const char* table : {"storage_locations", "cache_entries", "uploads"}) {
-        const auto r = pg.exec(std::string("SELECT * FROM ") + table + " ORDER BY 1");
-        for (int i = 0; i < r.rows(); ++i) {
-            for (int c = 0; c < r.columns(); ++c)
-                out += (r.isNull(i, c) ? std::string("NULL") : r.text(i, c)) + "|";
-            out += "\n";
-        }
-    }
-    return out;
-}
-
-std::string listObjects(remote::S3Client& s3)
-{
-    std::string out;
-    s3.list("", [&](const remote::S3Page& page) {
-        for (const auto& o : page)
-            out += o.key + " " + std::to_string(o.size) + " " + o.etag + "\n";
-    });
-    return out;
-}
-
 // path -> "type size mode link sha256" of every member.
 std::map<std::string, std::string> listing(actions::ActionsCache& cache, const std::string& id, ContentsSummary* s)
 {
@@ -123,7 +99,7 @@ private slots:
         remote::S3Config all = s3_;
         all.prefix.clear();
         remote::S3Client s3(all);
-        const std::string rowsBefore = dumpRows(*pg), objectsBefore = listObjects(s3);
+        const std::string rowsBefore = testsupport::dumpServerRows(*pg), objectsBefore = testsupport::listBucket(s3);
         QVERIFY(objectsBefore.find("/parts/2 ") != std::string::npos);
 
         auto local = actions::ActionsCache::open(actions::resolveDataDir(data_->dataDir().toStdString()));
@@ -173,8 +149,8 @@ private slots:
         QCOMPARE(o["format"].toString(), QString("tar+zstd"));
         QCOMPARE(o["entry"].toString(), data_->entries()[1].id);
 
-        QCOMPARE(dumpRows(*pg), rowsBefore);
-        QCOMPARE(listObjects(s3), objectsBefore);
+        QCOMPARE(testsupport::dumpServerRows(*pg), rowsBefore);
+        QCOMPARE(testsupport::listBucket(s3), objectsBefore);
     }
 };
 

@@ -30,16 +30,6 @@ namespace {
 
 int seedCount = 3;
 
-std::map<QString, std::string> packFiles(const QString& storeDir)
-{
-    std::map<QString, std::string> files;
-    QDir d(storeDir + "/pack");
-    for (const auto& name : d.entryList(QDir::Files | QDir::NoDotAndDotDot))
-        if (!name.endsWith(".lock"))
-            files[name] = testsupport::sha256OfFile(d.filePath(name));
-    return files;
-}
-
 bool copyTree(const QString& from, const QString& to)
 {
     if (!QDir().mkpath(to))
@@ -199,7 +189,7 @@ private slots:
                 const std::string what = std::string(kKinds[kind]) + ", seed " + std::to_string(seed) + ": "
                                          + corrupt(dir, kind, rng);
                 const auto before = restoring(dir.toStdString(), t.entries);
-                const auto files = packFiles(dir);
+                const auto files = storetest::packFiles(dir);
                 cs::Job job;
                 std::string error;
                 try {
@@ -209,7 +199,7 @@ private slots:
                 }
                 if (!error.empty()) {
                     ++refused;
-                    QVERIFY2(packFiles(dir) == files, (what + ": GC failed and changed the pack: " + error).c_str());
+                    QVERIFY2(storetest::packFiles(dir) == files, (what + ": GC failed and changed the pack: " + error).c_str());
                     continue;
                 }
                 ++collected;

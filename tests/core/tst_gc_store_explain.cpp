@@ -25,16 +25,6 @@ using testsupport::errorOf;
 namespace {
 
 // Every file of the pack folder with its SHA-256 (locks aside).
-std::map<QString, std::string> packFiles(const QString& storeDir)
-{
-    std::map<QString, std::string> files;
-    QDir d(storeDir + "/pack");
-    for (const auto& name : d.entryList(QDir::Files | QDir::NoDotAndDotDot))
-        if (!name.endsWith(".lock"))
-            files[name] = testsupport::sha256OfFile(d.filePath(name));
-    return files;
-}
-
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 struct Fixture {
@@ -86,19 +76,19 @@ struct Fixture {
     // name, which fsck gives in its own field).
     void checkRefused(const std::string& what, bool gcOnly = false) const
     {
-        const auto before = packFiles(dir);
+        const auto before = storetest::packFiles(dir);
         for (bool dry : {false, true}) {
             cs::Job job;
             cs::gc::GcOptions o;
             o.dryRun = dry;
             const std::string e = errorOf([&] { cs::gc::collectStoreGarbage(sdir, o, job); });
             QVERIFY2(contains(e, what) && contains(e, "store fsck") && contains(e, "nothing was deleted"), e.c_str());
-            QCOMPARE(packFiles(dir), before);
+            QCOMPARE(storetest::packFiles(dir), before);
         }
         const auto r = testsupport::cli({"store", "gc", dir});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QByteArray::fromStdString(what)), r.err.constData());
-        QCOMPARE(packFiles(dir), before);
+        QCOMPARE(storetest::packFiles(dir), before);
         if (gcOnly)
             return;
         auto store = Store::open(sdir);
@@ -111,7 +101,7 @@ struct Fixture {
         const auto f = testsupport::cli({"store", "fsck", dir});
         QCOMPARE(f.exitCode, 1);
         QVERIFY2(f.out.contains(QByteArray::fromStdString(what)), f.out.constData());
-        QCOMPARE(packFiles(dir), before);
+        QCOMPARE(storetest::packFiles(dir), before);
     }
 };
 
@@ -225,14 +215,14 @@ private slots:
         c.generation = last;
         c.writeAtomic(f.pack("control"));
         f.checkEntries();
-        const auto before = packFiles(f.dir);
+        const auto before = storetest::packFiles(f.dir);
         cs::Job job;
         const std::string e = errorOf([&] { cs::gc::collectStoreGarbage(f.sdir, {}, job); });
         QVERIFY2(contains(e, "generation 18446744073709551615") && contains(e, "does not fit"), e.c_str());
         const auto r = testsupport::cli({"store", "gc", f.dir});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("does not fit"), r.err.constData());
-        QCOMPARE(packFiles(f.dir), before);
+        QCOMPARE(storetest::packFiles(f.dir), before);
         QCOMPARE(f.control().generation, last);
         f.checkEntries();
         // A dry run writes no generation: it still reports.

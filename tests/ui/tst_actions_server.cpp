@@ -58,30 +58,6 @@ const char* const kPgSecret = "pg-typed-secret-7f3a";
 const char* const kS3Secret = "s3-typed-secret-91c2";
 const char* const kToken = "session-token-secret-5d8e";
 
-std::string dumpRows(cs::remote::PgConnection& pg)
-{
-    std::string out;
-    for (const char* table : {"storage_locations", "cache_entries", "uploads"}) {
-        const auto r = pg.exec(std::string("SELECT * FROM ") + table + " ORDER BY 1");
-        for (int i = 0; i < r.rows(); ++i) {
-            for (int c = 0; c < r.columns(); ++c)
-                out += (r.isNull(i, c) ? std::string("NULL") : r.text(i, c)) + "|";
-            out += "\n";
-        }
-    }
-    return out;
-}
-
-std::string listObjects(cs::remote::S3Client& s3)
-{
-    std::string out;
-    s3.list("", [&](const cs::remote::S3Page& page) {
-        for (const auto& o : page)
-            out += o.key + " " + std::to_string(o.size) + " " + o.etag + "\n";
-    });
-    return out;
-}
-
 bool containsSecret(const QString& text)
 {
     return text.contains(QLatin1String(kPgSecret)) || text.contains(QLatin1String(kS3Secret))
@@ -186,8 +162,8 @@ private Q_SLOTS:
         const Deployment dep = deploy();
         auto pg = cs::remote::PgConnection::connect(dep.conninfo);
         cs::remote::S3Client s3(loaderConfig());
-        const std::string rowsBefore = dumpRows(*pg);
-        const std::string objectsBefore = listObjects(s3);
+        const std::string rowsBefore = testsupport::dumpServerRows(*pg);
+        const std::string objectsBefore = testsupport::listBucket(s3);
 
         ui::MainWindow w;
         w.resize(1400, 900);
@@ -260,8 +236,8 @@ private Q_SLOTS:
         QCOMPARE(got, want);
 
         // Nothing was written to either server.
-        QCOMPARE(dumpRows(*pg), rowsBefore);
-        QCOMPARE(listObjects(s3), objectsBefore);
+        QCOMPARE(testsupport::dumpServerRows(*pg), rowsBefore);
+        QCOMPARE(testsupport::listBucket(s3), objectsBefore);
 
         // No secret anywhere the user or a file could see it; no recent-files entry.
         QStringList shown{doc->title(), doc->summaryText(), w.windowTitle(), w.tabs()->tabText(w.tabs()->currentIndex()),
