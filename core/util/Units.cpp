@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 
 namespace cs {
@@ -45,10 +46,18 @@ std::optional<int64_t> parseInteger(std::string_view text)
     return value;
 }
 
-std::optional<uint64_t> parseSize(std::string_view text)
+struct Unit {
+    const char* name;
+    double multiplier;
+};
+
+// A number followed by one of units ("" for none), in any case; when
+// spaced, spaces may stand between the two and at the end. The number
+// times the unit's multiplier, or nullopt.
+static std::optional<double> numberWithUnit(std::string_view text, bool spaced, std::initializer_list<Unit> units)
 {
     std::string s = lower(text);
-    while (!s.empty() && s.back() == ' ')
+    while (spaced && !s.empty() && s.back() == ' ')
         s.pop_back();
     if (s.empty())
         return std::nullopt;
@@ -56,48 +65,36 @@ std::optional<uint64_t> parseSize(std::string_view text)
     const auto number = leadingNumber(s, used);
     if (!number)
         return std::nullopt;
-    const double value = *number;
     std::string unit = s.substr(used);
-    while (!unit.empty() && unit.front() == ' ')
+    while (spaced && !unit.empty() && unit.front() == ' ')
         unit.erase(unit.begin());
-    double mult = 1;
-    if (unit.empty() || unit == "b") mult = 1;
-    else if (unit == "k" || unit == "kb" || unit == "kib") mult = 1024.0;
-    else if (unit == "m" || unit == "mb" || unit == "mib") mult = 1024.0 * 1024;
-    else if (unit == "g" || unit == "gb" || unit == "gib") mult = 1024.0 * 1024 * 1024;
-    else if (unit == "t" || unit == "tb" || unit == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
-    else return std::nullopt;
-    const double bytes = value * mult;
-    if (bytes > 9.0e18)
+    for (const Unit& u : units)
+        if (unit == u.name)
+            return *number * u.multiplier;
+    return std::nullopt;
+}
+
+std::optional<uint64_t> parseSize(std::string_view text)
+{
+    constexpr double k = 1024.0, m = k * k, g = m * k, t = g * k;
+    const auto bytes = numberWithUnit(text, true, {{"", 1}, {"b", 1}, {"k", k}, {"kb", k}, {"kib", k}, {"m", m},
+                                                   {"mb", m}, {"mib", m}, {"g", g}, {"gb", g}, {"gib", g}, {"t", t},
+                                                   {"tb", t}, {"tib", t}});
+    if (!bytes || *bytes > 9.0e18)
         return std::nullopt;
-    return uint64_t(std::llround(bytes));
+    return uint64_t(std::llround(*bytes));
 }
 
 std::optional<int64_t> parseDurationSeconds(std::string_view text)
 {
-    std::string s = lower(text);
-    if (s.empty())
-        return std::nullopt;
-    size_t used = 0;
-    const auto number = leadingNumber(s, used);
-    if (!number)
-        return std::nullopt;
-    const double value = *number;
-    const std::string unit = s.substr(used);
-    double mult = 1;
-    if (unit.empty() || unit == "s") mult = 1;
-    else if (unit == "m" || unit == "min") mult = 60;
-    else if (unit == "h") mult = 3600;
-    else if (unit == "d") mult = 86400;
-    else if (unit == "w") mult = 7 * 86400;
-    else return std::nullopt;
+    const auto seconds = numberWithUnit(text, false, {{"", 1}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600},
+                                                      {"d", 86400}, {"w", 7 * 86400}});
     // At most about 31 million years: a duration in milliseconds (the cache
     // server's clock) must still fit an int64_t, and llround of a value past
     // its range is undefined.
-    const double seconds = value * mult;
-    if (seconds > 1.0e15)
+    if (!seconds || *seconds > 1.0e15)
         return std::nullopt;
-    return int64_t(std::llround(seconds));
+    return int64_t(std::llround(*seconds));
 }
 
 std::string formatSize(uint64_t bytes)

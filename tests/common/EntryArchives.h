@@ -10,6 +10,8 @@
 #include "common/RemoteDeployment.h"
 #include "common/TestSupport.h"
 
+#include "core/actions-cache/ActionsCache.h"
+
 #include <QDir>
 #include <QString>
 
@@ -179,5 +181,14 @@ private:
     int count_ = 0;
     std::vector<DataDirEntry> entries_;
 };
+
+// The entry with that server id; a test that names a missing one stops.
+inline cs::actions::ActionsEntry entryWithId(cs::actions::ActionsCache& cache, const QString& id)
+{
+    for (auto& e : cache.entries())
+        if (e.id == id.toStdString())
+            return e;
+    qFatal("no entry %s", qPrintable(id));
+}
 
 } // namespace testsupport

@@ -367,6 +367,16 @@ void runHarness(const QString& dataDir, const QString& grace, int rounds, Tally&
     }
 }
 
+// The harness on a fresh fixture data dir, its tally printed.
+void runOnFixture(const QString& grace, int rounds, Tally& t, QStringList& cliErrors)
+{
+    QTemporaryDir dir;
+    ActionsCacheFixture f(dir.path());
+    runHarness(f.dataDir(), grace, rounds, t, cliErrors);
+    qInfo("--parts-grace %s: %d downloads: %d hits, %d misses (evicted), %lld failed", qPrintable(grace), t.downloads,
+          t.hits, t.misses, (long long)t.failures.size());
+}
+
 } // namespace
 
 class TestActionsDownloads : public QObject {
@@ -374,13 +384,9 @@ class TestActionsDownloads : public QObject {
 private slots:
     void noDownloadFailsBesideCachescopeWrites()
     {
-        QTemporaryDir dir;
-        ActionsCacheFixture f(dir.path());
         QStringList cliErrors;
         Tally t;
-        runHarness(f.dataDir(), "1s", 90, t, cliErrors);
-        qInfo("%d downloads: %d hits, %d misses (evicted), %lld failed", t.downloads, t.hits, t.misses,
-              (long long)t.failures.size());
+        runOnFixture("1s", 90, t, cliErrors);
         QVERIFY2(cliErrors.isEmpty(), qPrintable(cliErrors.join("\n")));
         QVERIFY2(t.failures.isEmpty(), qPrintable(t.failures.join("\n")));
         QVERIFY(t.hits > 200);
@@ -392,13 +398,9 @@ private slots:
     // so the harness can tell.
     void writesWithoutAGraceBreakDownloads()
     {
-        QTemporaryDir dir;
-        ActionsCacheFixture f(dir.path());
         QStringList cliErrors;
         Tally t;
-        runHarness(f.dataDir(), "0", 30, t, cliErrors);
-        qInfo("%d downloads: %d hits, %d misses, %lld failed", t.downloads, t.hits, t.misses,
-              (long long)t.failures.size());
+        runOnFixture("0", 30, t, cliErrors);
         QVERIFY2(!t.failures.isEmpty(), "no download failed although parts were deleted at once");
     }
 };

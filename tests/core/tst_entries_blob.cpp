@@ -25,14 +25,6 @@ QByteArray readAll(ByteStream& in, size_t chunk = 70000)
     return out;
 }
 
-actions::ActionsEntry entryWithId(actions::ActionsCache& cache, const QString& id)
-{
-    for (auto& e : cache.entries())
-        if (e.id == id.toStdString())
-            return e;
-    qFatal("no entry %s", qPrintable(id));
-}
-
 void mergedOrParts()
 {
     QTest::addColumn<bool>("merged");
@@ -74,7 +66,7 @@ private slots:
     {
         QFETCH(bool, merged);
         auto cache = actions::ActionsCache::open(actions::resolveDataDir(data_->dataDir().toStdString()));
-        const auto e = entryWithId(*cache, merged ? merged_.id : parts_.id);
+        const auto e = testsupport::entryWithId(*cache, merged ? merged_.id : parts_.id);
         EntryBlob blob(cache->storage(), e);
         QCOMPARE(blob.size(), uint64_t(long30_.size()));
         QCOMPARE(blob.pieces().size(), merged ? size_t(1) : size_t(parts_.parts));
@@ -97,7 +89,7 @@ private slots:
     {
         QFETCH(bool, merged);
         auto cache = actions::ActionsCache::open(actions::resolveDataDir(data_->dataDir().toStdString()));
-        EntryBlob blob(cache->storage(), entryWithId(*cache, merged ? merged_.id : parts_.id));
+        EntryBlob blob(cache->storage(), testsupport::entryWithId(*cache, merged ? merged_.id : parts_.id));
         auto r = blob.open();
         ZstdStream z(*r, blob.name());
         QVERIFY(readAll(z, 1000) == tar_);
@@ -111,7 +103,7 @@ private slots:
         // A long=30 frame of this size declares min(2^30, ...) - whatever
         // zstd wrote, the budget below it must be refused by name.
         auto cache = actions::ActionsCache::open(actions::resolveDataDir(data_->dataDir().toStdString()));
-        EntryBlob blob(cache->storage(), entryWithId(*cache, merged_.id));
+        EntryBlob blob(cache->storage(), testsupport::entryWithId(*cache, merged_.id));
         auto probe = blob.open();
         ZstdStream first(*probe, blob.name());
         char c;
@@ -132,7 +124,7 @@ private slots:
     void aWindowAbove2GiBIsRefused()
     {
         auto cache = actions::ActionsCache::open(actions::resolveDataDir(data_->dataDir().toStdString()));
-        EntryBlob blob(cache->storage(), entryWithId(*cache, hugeWindow_.id));
+        EntryBlob blob(cache->storage(), testsupport::entryWithId(*cache, hugeWindow_.id));
         auto r = blob.open();
         ZstdStream z(*r, blob.name(), uint64_t(64) << 30);
         const std::string err = testsupport::errorOf([&] { readAll(z); });
@@ -145,7 +137,7 @@ private slots:
     void aTruncatedStreamIsOneErrorWithTheOffset()
     {
         auto cache = actions::ActionsCache::open(actions::resolveDataDir(data_->dataDir().toStdString()));
-        EntryBlob blob(cache->storage(), entryWithId(*cache, truncated_.id));
+        EntryBlob blob(cache->storage(), testsupport::entryWithId(*cache, truncated_.id));
         auto r = blob.open();
         ZstdStream z(*r, blob.name());
         const std::string err = testsupport::errorOf([&] { readAll(z); });
@@ -160,7 +152,7 @@ private slots:
         const QString part1 = data_->storage() + "/" + parts_.folder + "/parts/1";
         const QByteArray keep = testsupport::readFile(part1);
         QVERIFY(QFile::remove(part1));
-        const auto e = entryWithId(*cache, parts_.id);
+        const auto e = testsupport::entryWithId(*cache, parts_.id);
         const std::string err = testsupport::errorOf([&] { EntryBlob blob(cache->storage(), e); });
         QVERIFY(testsupport::writeFile(part1, keep));
         QVERIFY2(err.find("('parts-key')") != std::string::npos && err.find("parts/1 is missing") != std::string::npos,

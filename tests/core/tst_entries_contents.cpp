@@ -71,14 +71,6 @@ std::map<std::string, std::string> extractedHashes(const QByteArray& tar, const 
     return out;
 }
 
-actions::ActionsEntry entryWithId(actions::ActionsCache& cache, const QString& id)
-{
-    for (auto& e : cache.entries())
-        if (e.id == id.toStdString())
-            return e;
-    qFatal("no entry %s", qPrintable(id));
-}
-
 struct Listed {
     ContentsSummary summary;
     std::map<std::string, Member> members;
@@ -98,7 +90,7 @@ class TestEntriesContents : public QObject {
 
     Listed list(const std::string& name, ContentsOptions options = {})
     {
-        EntryBlob blob(cache_->storage(), entryWithId(*cache_, byName_.at(name).id));
+        EntryBlob blob(cache_->storage(), testsupport::entryWithId(*cache_, byName_.at(name).id));
         Listed out;
         Job job;
         out.summary = readContents(blob, options, job, [&](const Member& m) { out.members[m.path] = m; });
@@ -249,7 +241,7 @@ private slots:
 
     void cancelStopsTheRead()
     {
-        EntryBlob blob(cache_->storage(), entryWithId(*cache_, byName_.at("zstd -q -T0 --long=30 parts").id));
+        EntryBlob blob(cache_->storage(), testsupport::entryWithId(*cache_, byName_.at("zstd -q -T0 --long=30 parts").id));
         Job job;
         job.cancel();
         QVERIFY_THROWS_EXCEPTION(Cancelled, readContents(blob, {}, job, [](const Member&) {}));
@@ -257,8 +249,8 @@ private slots:
 
     void diffAgreesWithTheExtractedTrees()
     {
-        EntryBlob a(cache_->storage(), entryWithId(*cache_, byName_.at("zstd -q -T0 --long=30 parts").id));
-        EntryBlob b(cache_->storage(), entryWithId(*cache_, byName_.at("v2").id));
+        EntryBlob a(cache_->storage(), testsupport::entryWithId(*cache_, byName_.at("zstd -q -T0 --long=30 parts").id));
+        EntryBlob b(cache_->storage(), testsupport::entryWithId(*cache_, byName_.at("v2").id));
         Job job;
         const EntryDiff d = diffEntries(a, b, {}, job);
         const auto l1 = tarListing(tar1_), l2 = tarListing(tar2_);

@@ -57,6 +57,17 @@ struct Fixture {
     }
     std::string pack(const std::string& name) const { return sdir + "/pack/" + name; }
     cs::pack::PackControl control() const { return cs::pack::PackControl::read(pack("control")); }
+    // Replaces generation 1's mapping file with records, encoded as GC writes them.
+    bool writeMapping(const std::vector<cs::pack::MappingRecord>& records) const
+    {
+        QByteArray bytes;
+        for (const auto& r : records) {
+            uint8_t b[cs::pack::kMappingRecordSize];
+            cs::pack::encodeMappingRecord(r, b);
+            bytes.append(reinterpret_cast<const char*>(b), sizeof b);
+        }
+        return testsupport::writeFile(dir + "/pack/1.mapping", bytes);
+    }
 
     // Every entry still there restores byte-exact.
     void checkEntries() const
@@ -175,13 +186,7 @@ private slots:
         auto& last = records.back();
         last.length = c.split - last.offset + 4096;   // past the split, and over another record's prefix bytes
         last.prefixOffset = 0;
-        QByteArray bytes;
-        for (const auto& r : records) {
-            uint8_t b[cs::pack::kMappingRecordSize];
-            cs::pack::encodeMappingRecord(r, b);
-            bytes.append(reinterpret_cast<const char*>(b), sizeof b);
-        }
-        QVERIFY(testsupport::writeFile(f.dir + "/pack/1.mapping", bytes));
+        QVERIFY(f.writeMapping(records));
         const std::string at = f.pack("1.mapping") + " at offset " + std::to_string((records.size() - 1) * 24)
                                + ": mapping record " + std::to_string(records.size() - 1);
         f.checkRefused(at);
@@ -195,13 +200,7 @@ private slots:
         auto records = cs::pack::MappingFile::open(f.pack("1.mapping"), c.mappingRecords).all();
         QVERIFY(records.size() >= 2);
         records[1].prefixOffset = records[0].prefixOffset;   // still inside the prefix and below the split
-        QByteArray bytes;
-        for (const auto& r : records) {
-            uint8_t b[cs::pack::kMappingRecordSize];
-            cs::pack::encodeMappingRecord(r, b);
-            bytes.append(reinterpret_cast<const char*>(b), sizeof b);
-        }
-        QVERIFY(testsupport::writeFile(f.dir + "/pack/1.mapping", bytes));
+        QVERIFY(f.writeMapping(records));
         f.checkRefused(f.pack("1.mapping") + " at offset ");   // the prefix bytes are shared (or run past the prefix)
     }
 

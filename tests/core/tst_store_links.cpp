@@ -8,6 +8,8 @@
 #include "core/pack/Pack.h"
 #include "core/util/Folder.h"
 
+#include <memory>
+
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -37,6 +39,21 @@ struct Victim {
             if (testsupport::readFile(dir + "/" + name) != QByteArray("precious ") + name)
                 return false;
         return QDir(dir).entryList(QDir::Files).size() == 7;
+    }
+};
+
+// A store in tmp with one upload reserved whose parts folder is a link to
+// the victim's folder: the upload's id and the link's path.
+struct LinkedUpload {
+    std::unique_ptr<Store> store;
+    int64_t id = 0;
+    QString parts;
+    LinkedUpload(const QTemporaryDir& tmp, const Victim& victim) : store(Store::init(tmp.filePath("s").toStdString()))
+    {
+        id = store->reserve("k", "", "");
+        parts = QString::fromStdString(store->dir() + "/parts/" + std::to_string(id));
+        if (!QFile::link(victim.dir, parts))
+            qFatal("cannot plant the link %s", qPrintable(parts));
     }
 };
 
@@ -87,13 +104,10 @@ private slots:
     {
         QTemporaryDir tmp;
         const Victim victim(tmp);
-        auto store = Store::init(tmp.filePath("s").toStdString());
-        const int64_t id = store->reserve("k", "", "");
-        const QString parts = QString::fromStdString(store->dir() + "/parts/" + std::to_string(id));
-        QVERIFY(QFile::link(victim.dir, parts));
-        store->abortUpload(id);
+        LinkedUpload u(tmp, victim);
+        u.store->abortUpload(u.id);
         QVERIFY(victim.intact());
-        QVERIFY(!isLink(parts));
+        QVERIFY(!isLink(u.parts));
     }
 
     // A part written through a planted link would land outside the store.
@@ -101,13 +115,10 @@ private slots:
     {
         QTemporaryDir tmp;
         const Victim victim(tmp);
-        auto store = Store::init(tmp.filePath("s").toStdString());
-        const int64_t id = store->reserve("k", "", "");
-        const QString parts = QString::fromStdString(store->dir() + "/parts/" + std::to_string(id));
-        QVERIFY(QFile::link(victim.dir, parts));
-        const std::string err = errorOf([&] { store->writePart(id, 7, "x", 1); });
+        LinkedUpload u(tmp, victim);
+        const std::string err = errorOf([&] { u.store->writePart(u.id, 7, "x", 1); });
         QVERIFY2(err.find("symbolic link") != std::string::npos, err.c_str());
-        QVERIFY2(err.find(parts.toStdString()) != std::string::npos, err.c_str());
+        QVERIFY2(err.find(u.parts.toStdString()) != std::string::npos, err.c_str());
         QVERIFY(victim.intact());
         QVERIFY(!QFileInfo::exists(victim.dir + "/7"));
     }
