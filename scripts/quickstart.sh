@@ -13,7 +13,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 packages=(cmake ninja-build g++ pkg-config ccache
           qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
-          libzstd-dev zstd libsqlite3-dev libssl-dev xvfb xauth fonts-dejavu-core
+          libzstd-dev zstd libsqlite3-dev sqlite3 libssl-dev xvfb xauth fonts-dejavu-core
           libcli11-dev nlohmann-json3-dev locales zsh groff-base
           libpq-dev libcurl4-openssl-dev postgresql-15 libarchive-dev
           clang libfuzzer-14-dev libclang-rt-14-dev

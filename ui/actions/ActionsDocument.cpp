@@ -6,6 +6,7 @@
 #include "ui/actions/ActionsEntryModel.h"
 #include "ui/actions/ActionsFindingModel.h"
 #include "ui/actions/ActionsUploadModel.h"
+#include "ui/actions/ActionsWatcher.h"
 #include "ui/actions/CacheServerDialog.h"
 #include "ui/jobs/JobProgressWidget.h"
 #include "ui/jobs/DocumentActions.h"
@@ -23,6 +24,8 @@
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace ui {
 
@@ -142,6 +145,16 @@ ActionsDocument::ActionsDocument(ActionsDataLocation where, QWidget* parent)
     connect(readRunner_, &JobRunner::finished, this, &ActionsDocument::onReadFinished);
     createActions();
     reload();
+    // Follows the server: another process's save, merge or delete re-reads
+    // in place (the browser keeps selection and scroll), as the native
+    // store's document does with StoreWatcher.
+    watcher_ = new ActionsWatcher(where_.paths, this);
+    connect(watcher_, &ActionsWatcher::changed, this, [this] {
+        if (readRunner_->isRunning() || actions_->isRunning())
+            changedWhileBusy_ = true;   // read again once that ends
+        else
+            reload();
+    });
 }
 
 ActionsDocument::~ActionsDocument() = default;
@@ -190,6 +203,10 @@ void ActionsDocument::onReadFinished(const JobOutcome& outcome)
     if (outcome.failed())
         summary_->setText(tr("Reading the data failed: %1").arg(outcome.message.toHtmlEscaped()));
     Q_EMIT reloaded(outcome.ok());
+    // The server changed while this read ran: read again, unless a write
+    // is running (afterAction reads then).
+    if (std::exchange(changedWhileBusy_, false) && !actions_->isRunning())
+        reload();
 }
 
 void ActionsDocument::showSnapshot(ActionsSnapshotPtr snapshot)

@@ -30,6 +30,7 @@ namespace ui {
 class ActionsBrowser;
 class ActionsFindingModel;
 class ActionsUploadModel;
+class ActionsWatcher;
 class DocumentActions;
 class JobProgressWidget;
 class JobRunner;
@@ -72,6 +73,7 @@ public:
     QAction* removeOrphansAction() const { return removeOrphans_; }
     QAction* verifyAction() const { return verify_; }
     QString lastActionError() const;
+    ActionsWatcher* watcher() const { return watcher_; }
 
 public Q_SLOTS:
     // Reads entries and uploads again (a job; nothing is written).
@@ -121,6 +123,8 @@ private:
     DocumentActions* actions_;
     JobProgressWidget* progress_;
     QLabel* summary_;
+    ActionsWatcher* watcher_ = nullptr;
+    bool changedWhileBusy_ = false;
     QToolBar* toolbar_;
     QTabWidget* views_;
     ActionsBrowser* browser_;

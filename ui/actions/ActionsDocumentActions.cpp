@@ -132,8 +132,10 @@ void ActionsDocument::runAction(const QString& name, bool rereadAfter, WorkAndRe
 
 void ActionsDocument::afterAction(const JobOutcome&)
 {
-    // Even a failed or cancelled write may have done part of its work.
-    if (std::exchange(rereadAfterAction_, false))
+    // Even a failed or cancelled write may have done part of its work; and
+    // the server may have changed while it ran.
+    const bool changedMeanwhile = std::exchange(changedWhileBusy_, false);
+    if (std::exchange(rereadAfterAction_, false) || changedMeanwhile)
         reload();
     updateActionState();
 }
