@@ -3,7 +3,7 @@
 //
 //   bench list [--json]
 //   bench SCENARIO [--param k=v ...] [--json] [--csv FILE] [--plot FILE.png|.pdf|.svg]
-//                  [--store DIR] [--no-save]
+//                  [--plot-timeline FILE.png|.pdf|.svg] [--store DIR] [--no-save]
 //   bench history [--json] [--scenario NAME] [--store DIR]
 //   bench compare A B [--json] [--store DIR]
 //
@@ -160,23 +160,32 @@ std::string ownDirectory()
 }
 
 // Charts are drawn by the GUI binary next to this one (offscreen), so this
-// tool links no Qt at all: a separate process with QT_QPA_PLATFORM=offscreen.
-void renderPlot(const std::vector<cs::Sample>& samples, const std::string& plotPath, cs::Job& job)
+// tool links no Qt at all: a separate process with QT_QPA_PLATFORM=offscreen
+// reads the run (--render-run: the summary chart) or its samples
+// (--render-samples: the timeline) from a temporary file.
+void renderChart(const cs::BenchRun& run, bool timeline, const std::string& plotPath, cs::Job& job)
 {
     char tmpl[] = "/tmp/cachescope-plot-XXXXXX";
     if (!::mkdtemp(tmpl))
         throw cs::Error("cannot create a temporary folder for the chart data");
     const std::string dir = tmpl;
-    const std::string csv = dir + "/samples.csv";
+    const std::string data = dir + (timeline ? "/samples.csv" : "/run.json");
     struct Cleanup {
-        std::string dir, csv;
+        std::string dir, data;
         ~Cleanup()
         {
-            ::unlink(csv.c_str());
+            ::unlink(data.c_str());
             ::rmdir(dir.c_str());
         }
-    } cleanup{dir, csv};
-    writeSamplesCsv(samples, csv, job);
+    } cleanup{dir, data};
+    if (timeline) {
+        writeSamplesCsv(run.samples, data, job);
+    } else {
+        const std::string json = cs::dumpJson(cs::runToJson(run, false));
+        cs::OutputFile out = cs::OutputFile::open(data, [&job] { job.checkCancel(); });
+        out.writeAll(json.data(), json.size());
+        out.commit();
+    }
     std::string output = plotPath;
     if (output.empty() || output[0] != '/') {
         char cwd[PATH_MAX];
@@ -193,7 +202,8 @@ void renderPlot(const std::vector<cs::Sample>& samples, const std::string& plotP
         ::close(errPipe[0]);
         ::close(errPipe[1]);
         ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
-        const char* argv[] = {gui.c_str(), "--render-samples", csv.c_str(), "--output", output.c_str(), nullptr};
+        const char* argv[] = {gui.c_str(), timeline ? "--render-samples" : "--render-run", data.c_str(), "--output",
+                              output.c_str(), nullptr};
         ::execv(gui.c_str(), const_cast<char* const*>(argv));
         std::fprintf(stderr, "%s: cannot start it to draw the chart\n", gui.c_str());
         ::_exit(127);
@@ -224,7 +234,7 @@ struct RunArgs {
     std::string scenario;
     std::vector<std::string> params;
     bool json = false, noSave = false, quiet = false;
-    std::string csv, plot, store;
+    std::string csv, plot, plotTimeline, store;
 };
 
 int runBench(const RunArgs& a)
@@ -282,7 +292,9 @@ int runBench(const RunArgs& a)
     if (!a.csv.empty())
         writeSamplesCsv(run.samples, a.csv, job, store ? &*store : nullptr);
     if (!a.plot.empty())
-        renderPlot(run.samples, a.plot, job);
+        renderChart(run, false, a.plot, job);
+    if (!a.plotTimeline.empty())
+        renderChart(run, true, a.plotTimeline, job);
     if (a.json) {
         printJson(cs::runToJson(run, false));
     } else {
@@ -347,7 +359,12 @@ TreeRegistration regBench("", "bench", [](CLI::App& parent) {
         addRepeatable(run, "param", a->params, "k=v", "A scenario parameter (repeatable)");
         run->add_flag("--json", a->json, "Print the run as JSON");
         run->add_option("--csv", a->csv, "Write the samples (t,series,value) to FILE")->type_name("FILE");
-        run->add_option("--plot", a->plot, "Draw the samples to FILE.png, .pdf or .svg")->type_name("FILE.png|.pdf|.svg");
+        run->add_option("--plot", a->plot,
+                        "Draw the summary chart (ours beside the reference tool per phase, with the ratios) to FILE.png, .pdf or .svg")
+            ->type_name("FILE.png|.pdf|.svg");
+        run->add_option("--plot-timeline", a->plotTimeline,
+                        "Draw the samples over time, with the phases, to FILE.png, .pdf or .svg")
+            ->type_name("FILE.png|.pdf|.svg");
         run->add_flag("--no-save", a->noSave, "Do not keep the run in the history");
         addStoreOption(run, a->store);
         addQuiet(run, a->quiet);

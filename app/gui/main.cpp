@@ -13,7 +13,7 @@ int main(int argc, char** argv)
 {
     // Drawing a chart for cachescope-cli needs no screen.
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--render-samples") == 0)
+        if (std::strcmp(argv[i], "--render-samples") == 0 || std::strcmp(argv[i], "--render-run") == 0)
             qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("cachescope"));
@@ -33,8 +33,12 @@ int main(int argc, char** argv)
         QStringLiteral("10"));
     const QCommandLineOption renderSamples(QStringLiteral("render-samples"),
         QStringLiteral("Draw benchmark samples (CSV t,series,value) to the --output file, then quit."), QStringLiteral("CSV"));
+    const QCommandLineOption renderRun(QStringLiteral("render-run"),
+        QStringLiteral("Draw the summary chart of a benchmark run (JSON with samples, as cachescope-cli bench writes it) to the --output file, then quit."),
+        QStringLiteral("JSON"));
     const QCommandLineOption output(QStringLiteral("output"), QStringLiteral("Chart file (.png, .pdf, .svg)."), QStringLiteral("FILE"));
     parser.addOption(renderSamples);
+    parser.addOption(renderRun);
     parser.addOption(output);
     parser.addOption(profileBoot);
     parser.addOption(profileIdle);
@@ -50,9 +54,12 @@ int main(int argc, char** argv)
     if (parser.isSet(QStringLiteral("help")))
         parser.showHelp(0);
 
-    if (parser.isSet(renderSamples)) {
+    if (parser.isSet(renderSamples) || parser.isSet(renderRun)) {
         QString error;
-        if (!ui::renderSamplesChart(parser.value(renderSamples), parser.value(output), &error)) {
+        const bool ok = parser.isSet(renderRun)
+                            ? ui::renderRunChart(parser.value(renderRun), parser.value(output), &error)
+                            : ui::renderSamplesChart(parser.value(renderSamples), parser.value(output), &error);
+        if (!ok) {
             std::fprintf(stderr, "%s\n", error.toLocal8Bit().constData());
             return 1;
         }

@@ -11,11 +11,13 @@
 #include "ui/bench/BenchModels.h"
 #include "ui/bench/BenchmarkDocument.h"
 #include "ui/bench/SamplePlot.h"
+#include "ui/bench/SummaryChart.h"
 #include "ui/charts/ChartExport.h"
 #include "ui/shell/StallMonitor.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QImage>
 #include <QJsonArray>
@@ -25,6 +27,7 @@
 #include <QXmlStreamReader>
 
 #include <cstdlib>
+#include <map>
 #include <thread>
 #include <time.h>
 
@@ -138,6 +141,127 @@ private Q_SLOTS:
         reportStalls(stall, busyMs, "during the run");
     }
 
+    // The timeline of a finished run: a band per phase, one graph per phase
+    // and series (the counters restart in their band), each in the panel of
+    // its quantity with one unit per axis, throughput smoothed with a mean
+    // line per phase; the live view had the bands while the run went on.
+    void timelineHasAGraphPerPhaseAndSeriesAndAnAxisPerUnit()
+    {
+        ui::BenchmarkDocument doc(historyPath());
+        doc.resize(1300, 850);
+        doc.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&doc));
+        int liveBands = 0;
+        connect(doc.plot(), &QCustomPlot::afterReplot, this,
+                [&] { liveBands = std::max(liveBands, doc.plot()->phaseBandCount()); });
+        const qint64 id = runTiny(doc);
+        QVERIFY(id > 0);
+        disconnect(doc.plot(), &QCustomPlot::afterReplot, this, nullptr);
+        QVERIFY2(liveBands >= 3, qPrintable(QString::number(liveBands)));
+        const cs::BenchRun& run = doc.shownRuns().at(0);
+        const auto& phases = run.result.phases;
+        QVERIFY(phases.size() >= 8);
+        ui::SamplePlot* plot = doc.plot();
+        QCOMPARE(plot->phaseBandCount(), int(phases.size()));
+        // Samples per series and phase, counted here from the stored run.
+        std::map<std::string, std::map<int, int>> counts;
+        std::map<std::string, std::map<int, double>> sums;
+        for (const auto& s : run.samples) {
+            const int k = cs::phaseAt(phases, s.t);
+            counts[s.series][k]++;
+            sums[s.series][k] += s.value;
+        }
+        QVERIFY(counts.count("done MB") && counts.count("RSS MB") && counts.count("CPU cores") &&
+                counts.count("throughput MB/s"));
+        int graphs = 0;
+        for (const auto& [series, perPhase] : counts) {
+            const QString name = QString::fromStdString(series);
+            QCOMPARE(plot->phaseGraphCount(name), int(perPhase.size()));
+            QCPAxisRect* rect = plot->panelRect(ui::SamplePlot::panelOf(name));
+            QVERIFY(rect);
+            for (const auto& [phase, n] : perPhase) {
+                QCPGraph* g = plot->graphOf(name, phase);
+                QVERIFY2(g, qPrintable(name + QStringLiteral(" in phase ") + QString::number(phase)));
+                QCOMPARE(g->data()->size(), n);
+                QCOMPARE(g->valueAxis()->axisRect(), rect);
+                ++graphs;
+                if (name == QLatin1String("throughput MB/s")) {
+                    QVERIFY(plot->smoothedGraphOf(name, phase));
+                    QCOMPARE(plot->smoothedGraphOf(name, phase)->data()->size(), n);
+                    QCPItemLine* mean = plot->meanLineOf(name, phase);
+                    QVERIFY(mean);
+                    QVERIFY(std::abs(mean->start->coords().y() - sums[series][phase] / n) < 1e-9);
+                    QCOMPARE(mean->start->coords().x(), phases[size_t(phase)].start);
+                }
+            }
+        }
+        QCOMPARE(plot->graphCountForSeries(), graphs);
+        // One axis per unit: the four quantities of the snapshot scenario,
+        // RSS of ours and of zstd together, bytes done apart from it.
+        const QStringList panels = plot->panels();
+        QCOMPARE(QSet<QString>(panels.begin(), panels.end()),
+                 (QSet<QString>{QStringLiteral("bytes done (MB)"), QStringLiteral("RSS (MB)"),
+                                QStringLiteral("CPU (cores)"), QStringLiteral("throughput (MB/s)")}));
+        QCOMPARE(plot->panelRect(QStringLiteral("RSS (MB)")), plot->panelRect(ui::SamplePlot::panelOf(QStringLiteral("zstd RSS MB"))));
+        QVERIFY(plot->panelRect(QStringLiteral("RSS (MB)")) != plot->panelRect(QStringLiteral("bytes done (MB)")));
+        for (const QString& panel : plot->panels())
+            QVERIFY(plot->panelRect(panel)->axis(QCPAxis::atLeft)->label().startsWith(panel));
+        QVERIFY(plot->panelRect(QStringLiteral("throughput (MB/s)"))->axis(QCPAxis::atLeft)->label().contains(QStringLiteral("1 s moving mean")));
+    }
+
+    // The summary chart exported as SVG: a pair of bars per comparison
+    // (ours, reference), the ratio printed on each pair, and the caption.
+    void summaryChartExportsBarsRatiosAndCaption()
+    {
+        ui::BenchmarkDocument doc(historyPath());
+        doc.resize(1200, 800);
+        const auto runs = cs::BenchHistory::openFile(historyPath().toStdString()).list("snapshot");
+        QVERIFY(!runs.empty());
+        QVERIFY(doc.showRun(runs.front().id));
+        const cs::BenchRun& run = doc.shownRuns().at(0);
+        QVERIFY(run.result.comparisons.size() >= 4);
+        QCOMPARE(doc.summary()->pairCount(), int(run.result.comparisons.size()));
+        const QString svg = tmp_.path() + QStringLiteral("/summary.svg");
+        QString error;
+        QVERIFY2(doc.exportChart(svg, &error), qPrintable(error));
+        QXmlStreamReader xml(testsupport::readFile(svg));
+        QStringList texts;
+        QMap<QString, int> shapesByFill;
+        QStringList fills{QString()};
+        while (!xml.atEnd()) {
+            const auto token = xml.readNext();
+            if (token == QXmlStreamReader::StartElement) {
+                const QString fill = xml.attributes().value(QLatin1String("fill")).toString().toLower();
+                fills.push_back(fill.isEmpty() ? fills.back() : fill);
+                if (xml.name() == QLatin1String("text"))
+                    texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).simplified();
+                if (xml.name() == QLatin1String("path") || xml.name() == QLatin1String("rect") ||
+                    xml.name() == QLatin1String("polygon"))
+                    shapesByFill[fills.back()]++;
+                if (xml.tokenType() == QXmlStreamReader::EndElement)
+                    fills.pop_back();
+            } else if (token == QXmlStreamReader::EndElement) {
+                fills.pop_back();
+            }
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        const QString all = texts.join(QLatin1Char(' '));
+        // One bar of ours and one of the reference per comparison, plus each one's legend icon.
+        const int pairs = int(run.result.comparisons.size());
+        QCOMPARE(shapesByFill.value(ui::SummaryChart::oursColor().name()), pairs + 1);
+        QCOMPARE(shapesByFill.value(ui::SummaryChart::referenceColor().name()), pairs + 1);
+        for (const auto& c : run.result.comparisons) {
+            QVERIFY2(texts.contains(ui::SummaryChart::ratioText(c.ratio)), qPrintable(ui::SummaryChart::ratioText(c.ratio)));
+            QVERIFY(all.contains(ui::SummaryChart::pairName(c)));
+        }
+        // The caption: scenario, parameters, machine, version and date.
+        QVERIFY(all.contains(QStringLiteral("scenario snapshot")));
+        QVERIFY(all.contains(QStringLiteral("populated=6MiB")));
+        QVERIFY(all.contains(QString::fromStdString(run.machine.cpu)));
+        QVERIFY(all.contains(QStringLiteral(CACHESCOPE_VERSION)));
+        QVERIFY(all.contains(QDateTime::fromSecsSinceEpoch(qint64(run.started)).toString(QStringLiteral("yyyy-MM-dd"))));
+    }
+
     void exportsParseBack()
     {
         ui::BenchmarkDocument doc(historyPath());
@@ -154,7 +278,7 @@ private Q_SLOTS:
         QVERIFY(pngBytes.startsWith("\x89PNG\r\n\x1a\n"));
         QImage image;
         QVERIFY(image.loadFromData(pngBytes, "PNG"));
-        QCOMPARE(image.size(), doc.plot()->size());
+        QCOMPARE(image.size(), QSize(1100, 720));   // the summary chart's export size
 
         const QString pdf = tmp_.path() + QStringLiteral("/chart.pdf");
         QVERIFY2(doc.exportChart(pdf, &error), qPrintable(error));
@@ -164,7 +288,7 @@ private Q_SLOTS:
         QVERIFY(pdfBytes.size() > 2000);
 
         const QString svg = tmp_.path() + QStringLiteral("/chart.svg");
-        QVERIFY2(doc.exportChart(svg, &error), qPrintable(error));
+        QVERIFY2(doc.exportTimeline(svg, &error), qPrintable(error));
         QXmlStreamReader xml(testsupport::readFile(svg));
         int paths = 0;
         QSet<QString> strokes;
@@ -180,7 +304,7 @@ private Q_SLOTS:
         }
         QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
         QVERIFY(paths > 3);
-        // Every series' colour is drawn as a path.
+        // Every series' colour is drawn as a path (the timeline's export).
         for (int i = 0; i < doc.plot()->graphCount(); ++i) {
             const QString colour = doc.plot()->graph(i)->pen().color().name().toLower();
             QVERIFY2(strokes.contains(colour), qPrintable(colour));
@@ -255,7 +379,7 @@ private Q_SLOTS:
         ui::StallMonitor monitor;
         monitor.start();
         BusyProbe busy;
-        const char* series[] = {"RSS MB", "CPU %", "throughput MB/s", "done MB"};
+        const char* series[] = {"RSS MB", "CPU cores", "throughput MB/s", "done MB"};
         std::vector<cs::Sample> batch;
         const int perSeries = 250000;
         for (int i = 0; i < perSeries; ++i)
@@ -282,7 +406,9 @@ private Q_SLOTS:
         QVERIFY(steps >= int(batch.size() / ui::BenchmarkDocument::kMaxLiveSamplesPerTick));
         for (const char* s : series)
             QCOMPARE(doc.plot()->pointCount(QString::fromLatin1(s)), perSeries);
-        QCOMPARE(doc.plot()->graphCount(), int(std::size(series)));
+        // A graph per series (no phases were sent) and the throughput's moving mean.
+        QCOMPARE(doc.plot()->graphCountForSeries(), int(std::size(series)));
+        QCOMPARE(doc.plot()->graphCount(), int(std::size(series)) + 1);
         // Dense graphs are drawn thin and aliased: antialiased 1.6 px lines
         // took 0.7-0.8 s a replot for a million points (docs/benchmarks/history.md).
         for (int g = 0; g < doc.plot()->graphCount(); ++g) {

@@ -5,6 +5,9 @@
 
 #include <QDateTime>
 
+#include <algorithm>
+#include <utility>
+
 namespace ui {
 
 static QString q(const std::string& s) { return QString::fromStdString(s); }
@@ -63,35 +66,66 @@ QVariant SampleTableModel::headerData(int section, Qt::Orientation o, int role) 
 
 // ---- results
 
+bool PagedTableModel::canFetchMore(const QModelIndex& parent) const
+{
+    return !parent.isValid() && !resetting_ && fetched_ < totalRows();
+}
+
+void PagedTableModel::fetchMore(const QModelIndex& parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    const int n = std::min(kPageRows, totalRows() - fetched_);
+    beginInsertRows({}, fetched_, fetched_ + n - 1);
+    fetched_ += n;
+    endInsertRows();
+}
+
+void PagedTableModel::resetRows(const std::function<void()>& change)
+{
+    resetting_ = true;
+    beginResetModel();
+    change();
+    fetched_ = std::min(totalRows(), kPageRows);
+    endResetModel();
+    resetting_ = false;
+}
+
+void PagedTableModel::fetchThrough(int row)
+{
+    while (row >= fetched_ && canFetchMore({}))
+        fetchMore({});
+}
+
 void ResultTableModel::setResult(const cs::ResultTable& t)
 {
-    beginResetModel();
-    comparison_ = false;
-    rows_.clear();
-    for (const auto& r : t.rows)
-        rows_.push_back({q(r.name), q(r.unit), q(r.text), r.text.empty() ? std::optional<double>(r.value) : std::nullopt,
-                         std::nullopt, std::nullopt});
-    for (const auto& sub : t.tables)
-        for (size_t i = 0; i < sub.rowNames.size() && i < sub.values.size(); ++i)
-            for (size_t c = 0; c < sub.columns.size() && c < sub.values[i].size(); ++c)
-                rows_.push_back({q(sub.title + " / " + sub.rowNames[i] + " / " + sub.columns[c]),
-                                 q(cs::seriesUnit(sub.columns[c])), {}, sub.values[i][c], std::nullopt, std::nullopt});
-    endResetModel();
+    resetRows([&] {
+        comparison_ = false;
+        rows_.clear();
+        for (const auto& r : t.rows)
+            rows_.push_back({q(r.name), q(r.unit), q(r.text),
+                             r.text.empty() ? std::optional<double>(r.value) : std::nullopt, std::nullopt, std::nullopt});
+        for (const auto& sub : t.tables)
+            for (size_t i = 0; i < sub.rowNames.size() && i < sub.values.size(); ++i)
+                for (size_t c = 0; c < sub.columns.size() && c < sub.values[i].size(); ++c)
+                    rows_.push_back({q(sub.title + " / " + sub.rowNames[i] + " / " + sub.columns[c]),
+                                     q(cs::seriesUnit(sub.columns[c])), {}, sub.values[i][c], std::nullopt,
+                                     std::nullopt});
+    });
 }
 
 void ResultTableModel::setComparison(const std::vector<cs::ComparisonRow>& rows, const QString& a, const QString& b)
 {
-    beginResetModel();
-    comparison_ = true;
-    labelA_ = a;
-    labelB_ = b;
-    rows_.clear();
-    for (const auto& r : rows)
-        rows_.push_back({q(r.name), q(r.unit), {}, r.a, r.b, r.percent});
-    endResetModel();
+    resetRows([&] {
+        comparison_ = true;
+        labelA_ = a;
+        labelB_ = b;
+        rows_.clear();
+        for (const auto& r : rows)
+            rows_.push_back({q(r.name), q(r.unit), {}, r.a, r.b, r.percent});
+    });
 }
 
-int ResultTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
 int ResultTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : comparison_ ? 5 : 3; }
 
 QVariant ResultTableModel::data(const QModelIndex& index, int role) const
@@ -99,8 +133,13 @@ QVariant ResultTableModel::data(const QModelIndex& index, int role) const
     if (!index.isValid())
         return {};
     const Row& r = rows_[size_t(index.row())];
+    // A text value (a sentence, such as why fewer cores) reads from the
+    // left and is whole in its tooltip; numbers line up on the right.
+    const bool textValue = !comparison_ && index.column() == 1 && !r.a;
     if (role == Qt::TextAlignmentRole)
-        return index.column() == 0 ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == 0 || textValue ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole)
+        return textValue ? QVariant(r.text) : QVariant();
     if (role != Qt::DisplayRole && role != RawValueRole)
         return {};
     const bool raw = role == RawValueRole;
@@ -146,9 +185,14 @@ QVariant ResultTableModel::headerData(int section, Qt::Orientation o, int role) 
 
 void HistoryModel::setRuns(std::vector<cs::BenchRun> runs)
 {
-    beginResetModel();
-    runs_ = std::move(runs);
-    endResetModel();
+    resetRows([&] { runs_ = std::move(runs); });
+}
+
+int HistoryModel::rowOf(int64_t id)
+{
+    const int row = std::as_const(*this).rowOf(id);
+    fetchThrough(row);
+    return row;
 }
 
 int HistoryModel::rowOf(int64_t id) const
@@ -159,7 +203,6 @@ int HistoryModel::rowOf(int64_t id) const
     return -1;
 }
 
-int HistoryModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(runs_.size()); }
 int HistoryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 5; }
 
 QVariant HistoryModel::data(const QModelIndex& index, int role) const

@@ -6,6 +6,7 @@
 #include "core/util/Error.h"
 #include "ui/bench/BenchModels.h"
 #include "ui/bench/SamplePlot.h"
+#include "ui/bench/SummaryChart.h"
 #include "ui/charts/ChartExport.h"
 #include "ui/jobs/JobProgressWidget.h"
 #include "ui/jobs/JobRunner.h"
@@ -24,6 +25,7 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
@@ -96,21 +98,31 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     // ---- right: export buttons, live plot, results
     plot_ = new SamplePlot;
     plot_->setWindowSeconds(600);
+    summary_ = new SummaryChart;
+    charts_ = new QTabWidget;
+    charts_->setDocumentMode(true);
+    charts_->addTab(summary_, tr("Summary"));
+    charts_->addTab(plot_, tr("Timeline"));
     results_ = new ResultTableModel(this);
     resultView_ = new QTableView;
     resultView_->setModel(results_);
     resultView_->verticalHeader()->hide();
-    resultView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    resultView_->horizontalHeader()->setStretchLastSection(false);
+    // Interactive widths set once per result: ResizeToContents measures
+    // every row again on each change.
+    resultView_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    resultView_->horizontalHeader()->setStretchLastSection(true);
     resultView_->setAlternatingRowColors(true);
     resultView_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     sampleModel_ = new SampleTableModel(this);
     statusLabel_ = new QLabel(tr("No run yet."));
 
     auto* exportChart = new QAction(tr("Export Chart…"), this);
+    exportChart->setToolTip(tr("The summary chart: ours beside the reference per phase, with the ratios and a caption"));
+    auto* exportTimelineAction = new QAction(tr("Export Timeline…"), this);
+    exportTimelineAction->setToolTip(tr("The samples over time, with the phases"));
     auto* exportCsv = new QAction(tr("Export Samples as CSV…"), this);
     auto* exportJson = new QAction(tr("Export Result as JSON…"), this);
-    exportActions_ = {exportChart, exportCsv, exportJson};
+    exportActions_ = {exportChart, exportTimelineAction, exportCsv, exportJson};
     auto* toolbar = new QHBoxLayout;
     toolbar->addWidget(statusLabel_, 1);
     for (QAction* a : exportActions_) {
@@ -122,11 +134,11 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->addLayout(toolbar);
     auto* rightSplit = new QSplitter(Qt::Vertical);
-    rightSplit->addWidget(plot_);
+    rightSplit->addWidget(charts_);
     rightSplit->addWidget(resultView_);
     rightSplit->setStretchFactor(0, 3);
-    rightSplit->setStretchFactor(1, 2);
-    rightSplit->setSizes({560, 300});
+    rightSplit->setStretchFactor(1, 1);
+    rightSplit->setSizes({640, 200});   // the summary's panels and caption whole at 900 px
     rightLayout->addWidget(rightSplit, 1);
 
     auto* split = new QSplitter(Qt::Horizontal);
@@ -151,7 +163,11 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     connect(compareButton, &QPushButton::clicked, this, &BenchmarkDocument::compareSelected);
     connect(deleteButton, &QPushButton::clicked, this, &BenchmarkDocument::deleteSelected);
     connect(exportChart, &QAction::triggered, this, [this] {
-        askAndExportPlot(this, plot_, QStringLiteral("benchmark.png"));
+        const QString name = shown_.empty() ? QStringLiteral("benchmark") : q(shown_[0].scenario);
+        askAndExportPlot(this, summary_, name + QStringLiteral("-summary.png"));
+    });
+    connect(exportTimelineAction, &QAction::triggered, this, [this] {
+        askAndExportPlot(this, plot_, QStringLiteral("benchmark-timeline.png"));
     });
     connect(exportCsv, &QAction::triggered, this, [this] {
         QString filter = csvExportFilter();
@@ -279,13 +295,27 @@ bool BenchmarkDocument::run()
     {
         std::lock_guard lock(queue_->mutex);
         queue_->samples.clear();
+        queue_->phases.clear();
+        queue_->phasesChanged = true;
     }
     auto queue = queue_;
     options.onSample = [queue](const cs::Sample& s) {
         std::lock_guard lock(queue->mutex);
         queue->samples.push_back(s);
     };
+    // Sent at a phase's begin and again at its end (same label and start).
+    options.onPhase = [queue](const cs::Phase& p) {
+        std::lock_guard lock(queue->mutex);
+        auto& list = queue->phases;
+        if (!list.empty() && list.back().label == p.label && list.back().start == p.start)
+            list.back() = p;
+        else
+            list.push_back(p);
+        queue->phasesChanged = true;
+    };
     plot_->clearAll();
+    summary_->setRuns({});
+    showSummaryTab(false);
     plot_->setWindowSeconds(liveWindow_);
     liveReceived_ = 0;
     shown_.clear();
@@ -329,14 +359,26 @@ void BenchmarkDocument::drainLive()
 {
 
     std::vector<cs::Sample> batch;
+    std::vector<cs::Phase> phases;
+    bool phasesChanged = false;
     {
         std::lock_guard lock(queue_->mutex);
+        // Phases are queued before the samples inside them (the sink calls
+        // onPhase before its next sample), so this copy holds every phase
+        // the batch's samples fall in.
+        if (queue_->phasesChanged) {
+            phases = queue_->phases;
+            phasesChanged = true;
+            queue_->phasesChanged = false;
+        }
         auto& queued = queue_->samples;
         const size_t n = std::min(queued.size(), kMaxLiveSamplesPerTick);
         batch.assign(std::make_move_iterator(queued.begin()), std::make_move_iterator(queued.begin() + std::ptrdiff_t(n)));
         queued.erase(queued.begin(), queued.begin() + std::ptrdiff_t(n));
     }
-    if (!batch.empty()) {
+    if (phasesChanged)
+        plot_->setPhases(phases);
+    if (!batch.empty() || phasesChanged) {
         plot_->append(batch);
         liveReceived_ += qint64(batch.size());
         plot_->refresh();
@@ -347,24 +389,29 @@ void BenchmarkDocument::drainLive()
 
 void BenchmarkDocument::onFinished(const JobOutcome& outcome)
 {
-
     setRunning(false);
     drainLive();
     auto run = pending_;
     pending_.reset();
-    reloadHistory();
     if (!run) {
+        reloadHistory();
         return;
     }
     statusLabel_->setText(outcome.ok() ? tr("Run %1 done.").arg(run->id)
                                        : tr("Run %1 %2: %3").arg(run->id).arg(q(run->status), outcome.message));
-    // Show the finished run from its own samples (all of them, not the live window).
-    std::vector<cs::BenchRun> runs{*run};
-    showRuns(std::move(runs));
-    const int row = history_->rowOf(run->id);
-    if (row >= 0)
-        historyView_->selectRow(row);
-    Q_EMIT runFinished(run->id, q(run->status));
+    // Show the finished run from its own samples (all of them, not the live
+    // window), then re-read the history, each in its own turn of the event
+    // loop: together they kept the GUI thread busy past a display frame.
+    QTimer::singleShot(0, this, [this, run] {
+        showRuns({*run});
+        QTimer::singleShot(0, this, [this, run] {
+            reloadHistory();
+            const int row = history_->rowOf(run->id);
+            if (row >= 0)
+                historyView_->selectRow(row);
+            Q_EMIT runFinished(run->id, q(run->status));
+        });
+    });
 }
 
 void BenchmarkDocument::reloadHistory()
@@ -388,11 +435,14 @@ void BenchmarkDocument::showRuns(std::vector<cs::BenchRun> runs)
     for (size_t i = 0; i < shown_.size(); ++i) {
         const QString label = shown_.size() > 1 ? QStringLiteral("%1 run %2").arg(QLatin1Char(i == 0 ? 'A' : 'B')).arg(shown_[i].id)
                                                 : QString();
-        plot_->addRun(shown_[i].samples, int(i), label);
+        plot_->addRun(shown_[i].samples, shown_[i].result.phases, int(i), label);
         sampleRuns.push_back(shown_[i].samples);
         labels << QString::number(shown_[i].id);
     }
     plot_->refresh();
+    summary_->setRuns(shown_);
+    if (!shown_.empty())
+        showSummaryTab(true);
     sampleModel_->setRuns(std::move(sampleRuns), labels);
     if (shown_.size() == 2)
         results_->setComparison(cs::compareRuns(shown_[0], shown_[1]), tr("A: run %1").arg(shown_[0].id),
@@ -401,6 +451,13 @@ void BenchmarkDocument::showRuns(std::vector<cs::BenchRun> runs)
         results_->setResult(shown_[0].result);
     else
         results_->setResult({});
+    // Widths from the first page, each at most about 40 characters: a
+    // sentence in one value cell would push the numbers out of sight.
+    resultView_->resizeColumnsToContents();
+    const int widest = fontMetrics().averageCharWidth() * 40;
+    for (int c = 0; c < results_->columnCount(); ++c)
+        if (resultView_->columnWidth(c) > widest)
+            resultView_->setColumnWidth(c, widest);
 }
 
 bool BenchmarkDocument::showRun(qint64 id)
@@ -470,7 +527,18 @@ void BenchmarkDocument::deleteSelected()
     reloadHistory();
 }
 
-bool BenchmarkDocument::exportChart(const QString& path, QString* error) { return exportPlot(plot_, path, error); }
+void BenchmarkDocument::showSummaryTab(bool summary) { charts_->setCurrentWidget(summary ? static_cast<QWidget*>(summary_) : plot_); }
+
+bool BenchmarkDocument::exportChart(const QString& path, QString* error)
+{
+    if (shown_.empty()) {
+        *error = tr("%1: there is no finished run to draw yet.").arg(path);
+        return false;
+    }
+    return exportPlot(summary_, path, error, QSize(1100, 720));
+}
+
+bool BenchmarkDocument::exportTimeline(const QString& path, QString* error) { return exportPlot(plot_, path, error); }
 
 bool BenchmarkDocument::exportSamplesCsv(const QString& path, QString* error)
 {

@@ -1,10 +1,13 @@
 // The benchmarks view: pick a scenario and its parameters (a form built from
 // the scenario's parameter specs), run and cancel it through a JobRunner,
-// watch live graphs (samples queued from the worker and appended by a 30 Hz
-// timer, which trims points older than the live window and issues a queued
-// replot), read the result table, browse the history, compare two runs
-// (overlaid graphs and a table with B as % of A) and export the chart
-// (PNG/PDF/SVG), the samples (CSV) and the result (JSON).
+// watch the timeline (samples and phases queued from the worker and drawn
+// by a 30 Hz timer, which trims points older than the live window and
+// issues one queued replot: replots never outpace the display), read the
+// summary chart (ours beside the reference per phase) and the result table
+// when the run ends, browse the history, compare two runs (both runs'
+// bars, overlaid timelines, a table with B as % of A) and export the
+// summary or the timeline (PNG/PDF/SVG), the samples (CSV) and the result
+// (JSON).
 //
 // Runs are kept in the user's history database, or in the catalog of the
 // store given to setStore().
@@ -25,6 +28,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableView;
+class QTabWidget;
 class QTimer;
 
 namespace ui {
@@ -35,6 +39,7 @@ class JobRunner;
 class ResultTableModel;
 class SampleTableModel;
 class SamplePlot;
+class SummaryChart;
 
 class BenchmarkDocument : public QWidget, public Document {
     Q_OBJECT
@@ -63,11 +68,16 @@ public:
     // The run(s) currently shown (one, or two when comparing).
     const std::vector<cs::BenchRun>& shownRuns() const { return shown_; }
 
+    // The summary chart (the default figure), or the timeline of samples.
     bool exportChart(const QString& path, QString* error);
+    bool exportTimeline(const QString& path, QString* error);
     bool exportSamplesCsv(const QString& path, QString* error);
     bool exportResultJson(const QString& path, QString* error);
 
     SamplePlot* plot() const { return plot_; }
+    SummaryChart* summary() const { return summary_; }
+    // Shows the summary (true) or the timeline tab.
+    void showSummaryTab(bool summary);
     JobRunner* jobRunner() const override { return runner_; }
     void refresh() override { reloadHistory(); }
     QList<QAction*> exportActions() const override { return exportActions_; }
@@ -90,6 +100,8 @@ private:
     struct Queue {
         std::mutex mutex;
         std::deque<cs::Sample> samples;   // a tick takes from the front in O(taken)
+        std::vector<cs::Phase> phases;    // the run's phases so far (each sent at begin and end)
+        bool phasesChanged = false;
     };
     void buildForm();
     void drainLive();
@@ -112,6 +124,8 @@ private:
     JobProgressWidget* progress_;
     JobRunner* runner_;
     SamplePlot* plot_;
+    SummaryChart* summary_;
+    QTabWidget* charts_;
     QTableView* resultView_;
     ResultTableModel* results_;
     QTableView* historyView_;

@@ -1,8 +1,10 @@
-// Renders benchmark samples read from a CSV file (the dialect of
-// core/bench/SamplesCsv.h, which `cachescope-cli bench --csv` and the GUI's
-// sample export write) to PNG, PDF or SVG. The GUI binary
-// does this for `cachescope-cli bench --plot`, so the command-line tool stays
-// a Qt Core program that loads no widget libraries at start.
+// Draws benchmark charts to PNG, PDF or SVG for `cachescope-cli bench`,
+// which links no Qt and runs the GUI binary offscreen to draw:
+//  - renderRunChart: the summary chart (SummaryChart) of a run read from
+//    its JSON (cs::runToJson with samples), for `bench --plot`;
+//  - renderSamplesChart: the timeline of samples read from a CSV file (the
+//    dialect of core/bench/SamplesCsv.h, which `bench --csv` and the GUI's
+//    sample export write), for `bench --plot-timeline`.
 #pragma once
 #include <QString>
 
@@ -14,5 +16,6 @@ namespace ui {
 
 bool readSamplesCsv(const QString& path, std::vector<cs::Sample>& out, QString* error);
 bool renderSamplesChart(const QString& csvPath, const QString& outPath, QString* error);
+bool renderRunChart(const QString& jsonPath, const QString& outPath, QString* error);
 
 } // namespace ui
