@@ -3,10 +3,13 @@
 #include "core/jobs/Job.h"
 #include "core/util/Units.h"
 #include "ui/actions/ActionsEntryModel.h"
+#include "ui/actions/ActionsEntryPane.h"
+#include "ui/actions/EntryCompareDialog.h"
 #include "ui/actions/ActionsPartsModel.h"
 #include "ui/jobs/JobRunner.h"
 #include "ui/shell/BrowserLayout.h"
 
+#include <QAction>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -112,7 +115,17 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
     partsTable_->horizontalHeader()->resizeSection(ActionsPartsModel::Size, 11 * digit);
     paneLayout->addWidget(partsTable_, 1);
 
-    addTableOverPane(layout, table_, pane);
+    entryPane_ = new ActionsEntryPane(where_.paths, pane, this);
+    addTableOverPane(layout, table_, entryPane_);
+    compare_ = new QAction(tr("Compare…"), this);
+    compare_->setToolTip(tr("What changed between the two selected entries"));
+    compare_->setEnabled(false);
+    contextActions_ = {compare_};
+    connect(compare_, &QAction::triggered, this, &ActionsBrowser::compareSelected);
+    connect(this, &ActionsBrowser::selectionChanged, this,
+            [this] { compare_->setEnabled(table_->selectionModel()->selectedRows().size() == 2); });
+    // A double click opens what the entry holds.
+    connect(table_, &QAbstractItemView::doubleClicked, this, [this] { entryPane_->showTab(ActionsEntryPane::Contents); });
 
     // The filter is the catalog's (SQL over every entry, not the rows loaded).
     connect(filterTimer_, &QTimer::timeout, this, [this] {
@@ -147,8 +160,9 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
 
 void ActionsBrowser::showParts(PartsPtr parts)
 {
-    partsModel_->setParts(parts);
-    if (const cs::actions::ActionsEntry* e = model_->entryAt(model_->rowOfId(shownEntryId_))) {
+    const cs::actions::ActionsEntry* e = model_->entryAt(model_->rowOfId(shownEntryId_));
+    partsModel_->setParts(parts, e && e->merged());
+    if (e) {
         uint64_t present = 0, missing = 0;
         for (const auto& p : *parts)
             (p.present ? present : missing) += 1;
@@ -159,11 +173,29 @@ void ActionsBrowser::showParts(PartsPtr parts)
                            .arg(e->partCount);
         text += e->mergedPresent ? tr(" · merged object %1").arg(QString::fromStdString(cs::formatSize(e->size)))
                                  : tr(" · no merged object");
-        if (missing >= kMaxMissingShown)
+        if (missing > 0 && e->merged())
+            text += tr(" · the server deletes the parts after a merge");
+        else if (missing >= kMaxMissingShown)
             text += tr(" (the first %1 missing parts are listed)").arg(kMaxMissingShown);
         partsHeader_->setText(text);
     }
     Q_EMIT partsLoaded(true);
+}
+
+void ActionsBrowser::setContextActions(const QList<QAction*>& actions)
+{
+    contextActions_ = actions;
+    contextActions_.append(compare_);
+}
+
+void ActionsBrowser::compareSelected()
+{
+    const auto selected = selectedEntries();
+    if (selected.size() != 2)
+        return;
+    auto* dialog = new EntryCompareDialog(where_.paths, selected[0], selected[1], this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
 }
 
 bool ActionsBrowser::isLoadingParts() const
@@ -253,6 +285,7 @@ void ActionsBrowser::onCurrentChanged()
 {
     const QModelIndex current = table_->selectionModel()->currentIndex();
     const cs::actions::ActionsEntry* e = current.isValid() ? model_->entryAt(proxy_->mapToSource(current).row()) : nullptr;
+    entryPane_->setEntry(e ? std::optional<cs::actions::ActionsEntry>(*e) : std::nullopt);
     if (!e) {
         if (!shownEntryId_.isEmpty() || partsModel_->rowCount() > 0) {
             partsRunner_->cancel();

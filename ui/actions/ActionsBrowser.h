@@ -19,6 +19,7 @@ class QTimer;
 
 namespace ui {
 class ActionsEntryModel;
+class ActionsEntryPane;
 class ActionsPartsModel;
 class JobRunner;
 
@@ -42,9 +43,15 @@ public:
     ActionsPartsModel* partsModel() const { return partsModel_; }
     QTableView* partsTable() const { return partsTable_; }
     QLabel* partsHeader() const { return partsHeader_; }
+    // Contents, Treemap, Compression and Parts of the current entry.
+    ActionsEntryPane* entryPane() const { return entryPane_; }
     bool isLoadingParts() const;
 
-    void setContextActions(const QList<QAction*>& actions) { contextActions_ = actions; }
+    // The table's right-click menu: actions, then Compare….
+    void setContextActions(const QList<QAction*>& actions);
+    // Compare… the two selected entries (enabled when exactly two are).
+    QAction* compareAction() const { return compare_; }
+    void compareSelected();
     // The selected entries (copies from the current read), in table order.
     std::vector<cs::actions::ActionsEntry> selectedEntries() const;
     // Selects the entry at source row (and loads its parts).
@@ -71,6 +78,8 @@ private:
     ActionsPartsModel* partsModel_;
     QTableView* partsTable_;
     JobRunner* partsRunner_;
+    ActionsEntryPane* entryPane_ = nullptr;
+    QAction* compare_ = nullptr;
     QList<QAction*> contextActions_;
     QString shownEntryId_;
 };

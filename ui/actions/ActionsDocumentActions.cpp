@@ -80,6 +80,7 @@ void ActionsDocument::createActions()
     toolbar_->addAction(evict_);
     toolbar_->addAction(removeOrphans_);
     toolbar_->addAction(import_);
+    toolbar_->addAction(browser_->compareAction());
     toolbar_->addSeparator();
     toolbar_->addAction(verify_);
     toolbar_->addAction(refresh_);

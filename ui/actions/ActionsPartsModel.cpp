@@ -9,10 +9,11 @@ namespace ui {
 
 ActionsPartsModel::ActionsPartsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void ActionsPartsModel::setParts(std::shared_ptr<const std::vector<cs::actions::ActionsPart>> parts)
+void ActionsPartsModel::setParts(std::shared_ptr<const std::vector<cs::actions::ActionsPart>> parts, bool merged)
 {
     beginResetModel();
     parts_ = std::move(parts);
+    merged_ = merged;
     endResetModel();
 }
 
@@ -43,7 +44,7 @@ QVariant ActionsPartsModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case Part: return QString::number(p.index);
         case Size: return p.present ? QString::fromStdString(cs::formatSize(p.size)) : QStringLiteral("—");
-        case Present: return p.present ? tr("yes") : tr("missing");
+        case Present: return p.present ? tr("yes") : merged_ ? tr("deleted after the merge") : tr("missing");
         }
         break;
     case SortRole:
@@ -58,7 +59,7 @@ QVariant ActionsPartsModel::data(const QModelIndex& index, int role) const
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::ForegroundRole:
-        if (index.column() == Present && !p.present)
+        if (index.column() == Present && !p.present && !merged_)
             return QBrush(QColor(0xc0, 0x39, 0x2b));
         break;
     default: break;

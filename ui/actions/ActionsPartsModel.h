@@ -19,7 +19,9 @@ public:
 
     explicit ActionsPartsModel(QObject* parent = nullptr);
 
-    void setParts(std::shared_ptr<const std::vector<cs::actions::ActionsPart>> parts);
+    // merged: the entry was merged, so parts that are gone were deleted by
+    // the server after the merge (its design), not lost: shown neutral.
+    void setParts(std::shared_ptr<const std::vector<cs::actions::ActionsPart>> parts, bool merged = false);
     void clear() { setParts(nullptr); }
     const cs::actions::ActionsPart* partAt(int row) const;
 
@@ -30,6 +32,7 @@ public:
 
 private:
     std::shared_ptr<const std::vector<cs::actions::ActionsPart>> parts_;
+    bool merged_ = false;
 };
 
 } // namespace ui
