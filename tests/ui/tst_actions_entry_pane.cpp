@@ -149,15 +149,27 @@ private Q_SLOTS:
         pane->tree()->expand(tree);
         shot(&w, "contents");
 
-        // Treemap: tiles for the root's children; a click drills into tree/.
+        // Treemap: it starts in tree/, the first folder holding more than one
+        // member; its largest tile is src/, and a click drills into it (lib/
+        // and main.c); a right click goes back up.
         pane->showTab(ActionsEntryPane::Treemap);
         auto* map = pane->treemap();
+        const auto& entryTree = *pane->treeModel()->tree();
         QTRY_VERIFY(!map->tiles().empty());
-        const QPointF at = map->tiles().front().second.center();
-        QTest::mouseClick(map, Qt::LeftButton, {}, at.toPoint());
-        QVERIFY(map->root() != 0);
-        QVERIFY(map->tiles().size() >= 3);
+        QCOMPARE(entryTree.path(map->root()), std::string("tree"));
+        QCOMPARE(map->tiles().size(), size_t(6));   // the members of tree/ that hold bytes
+        QCOMPARE(entryTree.path(map->tiles().front().first), std::string("tree/src"));
+        QSignalSpy rootChanged(map, &ui::EntryTreemap::rootChanged);
+        QTest::mouseClick(map, Qt::LeftButton, {}, map->tiles().front().second.center().toPoint());
+        QCOMPARE(entryTree.path(map->root()), std::string("tree/src"));
+        QCOMPARE(rootChanged.size(), 1);
+        QCOMPARE(map->tiles().size(), size_t(2));
+        QCOMPARE(entryTree.path(map->tiles().front().first), std::string("tree/src/lib"));
+        // The tree follows the treemap's folder.
+        QCOMPARE(pane->tree()->currentIndex().data().toString(), QStringLiteral("src"));
         shot(&w, "treemap");
+        QTest::mouseClick(map, Qt::RightButton, {}, map->rect().center());
+        QCOMPARE(entryTree.path(map->root()), std::string("tree"));
 
         // Compression: the blob's frames, read where the entry is stored.
         QSignalSpy frames(pane, &ActionsEntryPane::framesLoaded);
@@ -205,6 +217,15 @@ private Q_SLOTS:
         QVERIFY(compared.last().at(0).toBool());
         QVERIFY2(dialog->summary()->text().startsWith("2 added, 2 removed"), qPrintable(dialog->summary()->text()));
         QVERIFY(dialog->model()->rowCount() >= 5);
+        // old/ and new/ are rows of their own, with no size (a folder has none).
+        int folders = 0;
+        for (int r = 0; r < dialog->model()->rowCount(); ++r)
+            if (dialog->model()->index(r, ui::EntryDiffModel::What).data().toString() == QLatin1String("dir")) {
+                ++folders;
+                QVERIFY(!dialog->model()->index(r, ui::EntryDiffModel::SizeA).data().isValid());
+                QVERIFY(!dialog->model()->index(r, ui::EntryDiffModel::SizeB).data().isValid());
+            }
+        QCOMPARE(folders, 2);
         shot(dialog, "compare");
         dialog->close();
         QCOMPARE(testsupport::treeDifferences(before, testsupport::hashTree(data_->dataDir())), QStringList());

@@ -263,7 +263,10 @@ void ActionsEntryPane::showContents(EntryTreePtr tree)
     QString text = tr("<b>%1</b> · %2").arg(entryTitle(*entry_), QString::fromLatin1(blobFormatName(s.format)));
     if (s.format == cs::entries::BlobFormat::Opaque)
         text += tr(" (%1)").arg(QString::fromStdString(s.detail).toHtmlEscaped());
-    else if (s.format != cs::entries::BlobFormat::Json)
+    else if (s.format == cs::entries::BlobFormat::Json)
+        text += tr(" · a JSON document of %1, no archive to list")
+                    .arg(QString::fromStdString(cs::formatSize(s.blobBytes)));
+    else
         text += tr(" · %1 files, %2 · blob %3%4")
                     .arg(QLocale().toString(qulonglong(s.files)), QString::fromStdString(cs::formatSize(s.bytes)),
                          QString::fromStdString(cs::formatSize(s.blobBytes)),

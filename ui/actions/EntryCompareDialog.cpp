@@ -51,12 +51,16 @@ QVariant EntryDiffModel::data(const QModelIndex& index, int role) const
     QString change, what;
     std::string path;
     std::optional<uint64_t> a, b;
+    // A folder has no size of its own: its size cells stay empty.
+    const auto sizeOf = [](const cs::entries::DiffMember& m) {
+        return m.type == cs::entries::MemberType::Folder ? std::nullopt : std::optional<uint64_t>(m.size);
+    };
     if (r < diff_->added.size()) {
         const auto& m = diff_->added[r];
-        change = tr("added"), path = m.path, b = m.size, what = QString::fromLatin1(memberTypeName(m.type));
+        change = tr("added"), path = m.path, b = sizeOf(m), what = QString::fromLatin1(memberTypeName(m.type));
     } else if ((r -= diff_->added.size()) < diff_->removed.size()) {
         const auto& m = diff_->removed[r];
-        change = tr("removed"), path = m.path, a = m.size, what = QString::fromLatin1(memberTypeName(m.type));
+        change = tr("removed"), path = m.path, a = sizeOf(m), what = QString::fromLatin1(memberTypeName(m.type));
     } else {
         const auto& c = diff_->changed[r - diff_->removed.size()];
         change = tr("changed"), path = c.path, a = c.sizeA, b = c.sizeB, what = QString::fromStdString(c.what);

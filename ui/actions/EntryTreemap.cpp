@@ -70,7 +70,16 @@ EntryTreemap::EntryTreemap(QWidget* parent) : QWidget(parent)
 void EntryTreemap::setTree(EntryTreePtr tree)
 {
     tree_ = std::move(tree);
+    // An archive of cached paths mostly has one or two folders at its top
+    // ("node_modules", "home/runner/.cache/pip"): start at the first folder
+    // that holds more than one thing, so the first look shows something.
     root_ = 0;
+    while (tree_ && tree_->nodes[size_t(root_)].children.size() == 1) {
+        const int only = tree_->nodes[size_t(root_)].children.front();
+        if (tree_->nodes[size_t(only)].type != cs::entries::MemberType::Folder)
+            break;
+        root_ = only;
+    }
     layoutTiles();
     update();
 }

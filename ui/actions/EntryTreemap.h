@@ -16,6 +16,7 @@ class EntryTreemap : public QWidget {
     Q_OBJECT
 public:
     explicit EntryTreemap(QWidget* parent = nullptr);
+    // Shows tree from its first folder that holds more than one member.
     void setTree(EntryTreePtr tree);
     void setRoot(int node);
     int root() const { return root_; }
