@@ -58,7 +58,8 @@ private:
     bool stopping_ = false;
 };
 
-// Sets the calling thread's nice value to the background one (10), once.
+// Sets the calling thread's nice value to the background one (10), once;
+// a thread already at 10 or above keeps its own (it is never raised).
 void lowerThisThreadsPriority();
 
 } // namespace ui
