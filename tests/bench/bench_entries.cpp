@@ -17,6 +17,7 @@
 // largest of them). Files go under --dir (default /tmp) and are removed.
 //
 // usage: bench_entries [--size BYTES] [--files N] [--runs N] [--dir DIR]
+#include "bench/EntryBenchTree.h"
 #include "common/EntryArchives.h"
 
 #include <QCoreApplication>
@@ -29,7 +30,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -93,42 +93,6 @@ Figures measure(const std::vector<std::string>& args, int runs)
     return {median(s), median(m)};
 }
 
-void fill(std::vector<char>& buf, std::mt19937_64& rng)
-{
-    static const char* words[] = {"const", "return", "import", "module", "export", "function", "class", "node",
-                                  "cache", "build", "target", "index", "value", "string", "object", "array"};
-    // Source-like text with a random quarter: tar+zstd of it lands near a 3x ratio.
-    size_t i = 0;
-    while (i < buf.size()) {
-        if (rng() % 4 == 0) {
-            for (size_t j = 0; j < 4096 && i < buf.size(); ++j)
-                buf[i++] = char(rng());
-        } else {
-            for (size_t j = 0; j < 4096 && i < buf.size();) {
-                for (const char* w = words[rng() % 16]; *w && i < buf.size(); ++w, ++j)
-                    buf[i++] = *w;
-                if (i < buf.size())
-                    buf[i++] = (rng() % 8) ? ' ' : '\n', ++j;
-            }
-        }
-    }
-}
-
-void makeTree(const std::string& root, uint64_t size, int files, int version)
-{
-    std::mt19937_64 rng(42);
-    std::vector<char> buf(size_t(size / uint64_t(files)));
-    for (int i = 0; i < files; ++i) {
-        const std::string dir = root + "/pkg" + std::to_string(i / 400) + "/lib" + std::to_string((i / 40) % 10);
-        testsupport::mkdirs(dir);
-        fill(buf, rng);
-        if (version == 2 && i % 16 == 0)
-            buf[0] ^= 1;
-        testsupport::writeBytes(dir + "/file" + std::to_string(i) + ".js",
-                                QByteArray::fromRawData(buf.data(), qsizetype(buf.size())));
-    }
-}
-
 bool sh(const std::string& command)
 {
     return spawn({"sh", "-c", command}).ok;
@@ -166,8 +130,8 @@ int main(int argc, char** argv)
     testsupport::mkdirs(work + "/v2");
     std::printf("making two trees of %d files, %.0f MiB each, under %s\n", files, double(size) / 1048576.0, work.c_str());
     std::fflush(stdout);
-    makeTree(work + "/v1/tree", size, files, 1);
-    makeTree(work + "/v2/tree", size, files, 2);
+    benchtree::makeTree(work + "/v1/tree", size, files, 1);
+    benchtree::makeTree(work + "/v2/tree", size, files, 2);
 
     testsupport::EntryDataDir data(QString::fromStdString(work + "/data"));
     const auto addEntry = [&](const std::string& key, const std::string& tree, const std::string& filter) {
