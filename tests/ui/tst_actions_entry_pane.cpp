@@ -159,8 +159,13 @@ private Q_SLOTS:
         QCOMPARE(entryTree.path(map->root()), std::string("tree"));
         QCOMPARE(map->tiles().size(), size_t(6));   // the members of tree/ that hold bytes
         QCOMPARE(entryTree.path(map->tiles().front().first), std::string("tree/src"));
+        // src/'s children are drawn inside its tile, largest first; a click
+        // on one of them goes into src/ (one level at a time).
+        QVERIFY(!map->innerTiles().empty());
+        QCOMPARE(entryTree.path(map->innerTiles().front().first), std::string("tree/src/lib"));
+        QVERIFY(map->tiles().front().second.contains(map->innerTiles().front().second));
         QSignalSpy rootChanged(map, &ui::EntryTreemap::rootChanged);
-        QTest::mouseClick(map, Qt::LeftButton, {}, map->tiles().front().second.center().toPoint());
+        QTest::mouseClick(map, Qt::LeftButton, {}, map->innerTiles().front().second.center().toPoint());
         QCOMPARE(entryTree.path(map->root()), std::string("tree/src"));
         QCOMPARE(rootChanged.size(), 1);
         QCOMPARE(map->tiles().size(), size_t(2));

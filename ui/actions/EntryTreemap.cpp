@@ -14,7 +14,8 @@ namespace ui {
 
 namespace {
 
-constexpr int kMaxTiles = 400;   // the rest is drawn as one "other" tile
+constexpr size_t kMaxTiles = 400;       // tiles of the current folder; the rest are not drawn
+constexpr size_t kMaxInnerTiles = 64;   // tiles inside each folder's tile
 
 // Squarified treemap (Bruls, Huizing, van Wijk): lay out values (sorted
 // largest first) in rows along the shorter side, adding to a row while the
@@ -100,26 +101,47 @@ QRect EntryTreemap::pathBar() const
     return QRect(0, 0, width(), fontMetrics().height() + 8);
 }
 
-void EntryTreemap::layoutTiles()
+void EntryTreemap::layoutChildren(int node, const QRectF& rect, size_t maxTiles,
+                                  std::vector<std::pair<int, QRectF>>& out) const
 {
-    tiles_.clear();
-    if (!tree_)
-        return;
-    const auto& node = tree_->nodes[size_t(root_)];
     std::vector<double> values;
     std::vector<int> nodes;
-    for (int c : node.children) {
+    for (int c : tree_->nodes[size_t(node)].children) {
         if (tree_->nodes[size_t(c)].bytes == 0)
-            continue;   // children are sorted largest first: the rest are empty too
-        if (nodes.size() == size_t(kMaxTiles))
+            break;   // children are sorted largest first: the rest are empty too
+        if (nodes.size() == maxTiles)
             break;
         nodes.push_back(c);
         values.push_back(double(tree_->nodes[size_t(c)].bytes));
     }
     std::vector<QRectF> rects;
-    squarify(values, QRectF(rect().adjusted(1, pathBar().height() + 1, -1, -1)), rects);
+    squarify(values, rect, rects);
     for (size_t i = 0; i < nodes.size(); ++i)
-        tiles_.emplace_back(nodes[i], rects[i]);
+        out.emplace_back(nodes[i], rects[i]);
+}
+
+void EntryTreemap::layoutTiles()
+{
+    tiles_.clear();
+    inner_.clear();
+    hasInner_.clear();
+    if (!tree_)
+        return;
+    layoutChildren(root_, QRectF(rect().adjusted(1, pathBar().height() + 1, -1, -1)), kMaxTiles, tiles_);
+    // One level down inside each folder tile, below its label, when the
+    // tile has room for it.
+    const double label = fontMetrics().height() + 4;
+    hasInner_.assign(tiles_.size(), false);
+    for (size_t i = 0; i < tiles_.size(); ++i) {
+        const auto& [n, r] = tiles_[i];
+        if (tree_->nodes[size_t(n)].type != cs::entries::MemberType::Folder)
+            continue;
+        const QRectF inside = r.adjusted(3, label, -3, -3);
+        const size_t before = inner_.size();
+        if (inside.width() >= 24 && inside.height() >= 16)
+            layoutChildren(n, inside, kMaxInnerTiles, inner_);
+        hasInner_[i] = inner_.size() > before;
+    }
 }
 
 int EntryTreemap::tileAt(const QPoint& pos) const
@@ -168,9 +190,35 @@ void EntryTreemap::paintEvent(QPaintEvent*)
         p.drawRect(r);
         if (r.width() > 40 && r.height() > fontMetrics().height() + 4) {
             p.setPen(folder ? palette().highlightedText().color() : palette().text().color());
-            const QString label = shownName(node.name) + QLatin1Char('\n') +
+            const bool hasInner = hasInner_[i];
+            // A folder with its children drawn inside: its label on one line above them.
+            const QString label = shownName(node.name) + (hasInner ? QStringLiteral(" · ") : QStringLiteral("\n")) +
                                   QString::fromStdString(cs::formatSize(node.bytes));
-            p.drawText(r.adjusted(4, 2, -4, -2), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, label);
+            const int flags = Qt::AlignLeft | Qt::AlignTop | (hasInner ? Qt::TextSingleLine : Qt::TextWordWrap);
+            p.drawText(r.adjusted(4, 2, -4, -2), flags,
+                       hasInner ? fontMetrics().elidedText(label, Qt::ElideRight, int(r.width()) - 8) : label);
+        }
+    }
+    // The children inside the folder tiles: lighter, a thin frame, a label
+    // where it fits.
+    for (size_t i = 0; i < inner_.size(); ++i) {
+        const auto& [n, r] = inner_[i];
+        const auto& node = tree_->nodes[size_t(n)];
+        const bool folder = node.type == cs::entries::MemberType::Folder;
+        QColor c = folder ? folderBase.lighter(135) : palette().mid().color().lighter(125);
+        c = i % 2 ? c.lighter(110) : c;
+        p.fillRect(r, c);
+        p.setPen(palette().base().color());
+        p.drawRect(r);
+        // Name and size on a line each, where the size fits; the name elided.
+        const QString size = QString::fromStdString(cs::formatSize(node.bytes));
+        const QRectF text = r.adjusted(3, 1, -3, -1);
+        if (text.width() >= fontMetrics().horizontalAdvance(size) && text.height() >= 2 * fontMetrics().height()) {
+            p.setPen(palette().text().color());
+            const int line = fontMetrics().height();
+            p.drawText(QRectF(text.left(), text.top(), text.width(), line), Qt::AlignLeft | Qt::AlignTop,
+                       fontMetrics().elidedText(shownName(node.name), Qt::ElideRight, int(text.width())));
+            p.drawText(QRectF(text.left(), text.top() + line, text.width(), line), Qt::AlignLeft | Qt::AlignTop, size);
         }
     }
 }
@@ -193,7 +241,11 @@ bool EntryTreemap::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip && tree_) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const int n = tileAt(help->pos());
+        // The innermost tile under the pointer: a child drawn inside a folder's tile, else the tile.
+        int n = tileAt(help->pos());
+        for (const auto& [inner, r] : inner_)
+            if (r.contains(help->pos()))
+                n = inner;
         if (n > 0) {
             const auto& node = tree_->nodes[size_t(n)];
             QToolTip::showText(help->globalPos(), shownName(tree_->path(n)) + QStringLiteral("\n") +
