@@ -178,6 +178,21 @@ void Store::Impl::dropAppended(const std::vector<std::pair<uint64_t, uint64_t>>&
     }
 }
 
+void Store::Impl::recordMergeError(int64_t id, const std::string& message) const
+{
+    if (catalog->readOnly())
+        return;
+    try {
+        Transaction tx(*catalog, Transaction::Immediate);
+        catalog->prepare("UPDATE entries SET merge_error=?2 WHERE id=?1 AND state='unmerged'")
+            .bind(1, id)
+            .bindText(2, message)
+            .run();
+        tx.commit();
+    } catch (const std::exception&) {
+    }
+}
+
 void Store::Impl::clearStaleGcFlag() const
 {
     {
@@ -325,6 +340,7 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
             // delivery fails the merge as it did when it came first.
             delivery.finish();
             job.checkCancel();
+            killPoint(killpoints::store::kMergeAppended);
             if (options.testHooks && options.testHooks->beforeMergeCommit)
                 options.testHooks->beforeMergeCommit(e.id);
 
@@ -343,7 +359,10 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
                 throw AlreadyMerged{};
             if (state != "unmerged")
                 throw Error(dir + ": entry '" + e.key + "' is " + state + ", it cannot be merged");
-            catalog->prepare("UPDATE entries SET state='merged', root_offset=?2 WHERE id=?1").bind(1, e.id).bind(2, root).run();
+            catalog->prepare("UPDATE entries SET state='merged', root_offset=?2, merge_error=NULL WHERE id=?1")
+                .bind(1, e.id)
+                .bind(2, root)
+                .run();
             m.insertChunkRows();
             tx.commit();
             killPoint(killpoints::store::kMergeRemove);
@@ -431,8 +450,12 @@ MergeResult Store::merge(int64_t id, Job& job)
         MergeResult r = d->mergeEntry(*e, job, nullptr, nullptr, nullptr);
         finishFlight(true, {});
         return r;
+    } catch (const Cancelled& ex) {
+        finishFlight(false, ex.what());
+        throw;
     } catch (const std::exception& ex) {
         finishFlight(false, ex.what());
+        d->recordMergeError(id, ex.what());
         throw;
     }
 }

@@ -20,7 +20,7 @@
 
 #include <algorithm>
 #include <atomic>
-
+#include <exception>
 
 namespace cs::store {
 
@@ -180,7 +180,7 @@ namespace {
 // merge checks them (each part's size and CRC-32C; the entry's SHA-256 when
 // a part predates the CRCs), and the merge is left to a writer. Nothing is
 // created or changed: no append.lock, no pack append, no catalog write.
-void streamUnmergedReadOnly(Store::Impl& d, const EntryRow& e, const Sink& out, Job& job)
+void streamUnmergedFromParts(Store::Impl& d, const EntryRow& e, const Sink& out, Job& job)
 {
     const auto parts = d.partRows(e.id);
     if (parts.size() != e.partCount)
@@ -232,20 +232,34 @@ RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink
     if (d.catalog->readOnly()) {
         uint64_t filePos = 0;
         const Sink fileSink = fd >= 0 ? sequentialFileSink(fd, filePos) : Sink();
-        streamUnmergedReadOnly(d, e0, fd >= 0 ? fileSink : *sink, job);
+        streamUnmergedFromParts(d, e0, fd >= 0 ? fileSink : *sink, job);
         r.mergeSkipped = true;
         return r;
     }
     std::shared_ptr<InFlightMerge> flight;
-    bool mine = false;
+    bool mine = false, elsewhere = false;
     {
         std::lock_guard g(d.inflightMutex);
-        auto& slot = d.inflight[e0.id];
-        if (!slot) {
-            slot = std::make_shared<InFlightMerge>();
+        if (auto it = d.inflight.find(e0.id); it != d.inflight.end()) {
+            flight = it->second;
+        } else if (d.mergeLockHeld(e0.id)) {
+            elsewhere = true;
+        } else {
+            flight = std::make_shared<InFlightMerge>();
+            d.inflight[e0.id] = flight;
             mine = true;
         }
-        flight = slot;
+    }
+    if (elsewhere) {
+        // A merge of it runs in another process (one that a get or a put
+        // left behind it): the parts stream beside it, as from a read-only
+        // store, instead of waiting for its whole merge. It deletes them only
+        // after its commit, and a stream that loses them goes on from the pack.
+        uint64_t filePos = 0;
+        const Sink fileSink = fd >= 0 ? sequentialFileSink(fd, filePos) : Sink();
+        streamUnmergedFromParts(d, e0, fd >= 0 ? fileSink : *sink, job);
+        r.mergeRunningElsewhere = true;
+        return r;
     }
     if (!mine) {
         r.waitedForMerge = true;
@@ -292,16 +306,45 @@ RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink
         throw;
     } catch (const std::exception& ex) {
         finishFlight(false, ex.what());
+        const auto completeButUnmerged = [&](const std::string& why) {
+            return d.dir + ": entry '" + e0.key + "' was restored completely, but merging it failed (it stays unmerged): "
+                   + why;
+        };
+        // The restore is what the reader asked for; a merge that fails behind
+        // it (a full disk, say) is a warning kept in the row.
         if (delivered) {
-            // The output is complete and checked: the restore succeeded, the
-            // merge failing is the caller's warning, not its error.
-            r.mergeError = d.dir + ": entry '" + e0.key + "' was restored completely, but merging it failed (it stays "
-                           "unmerged): " + ex.what();
+            d.recordMergeError(e0.id, ex.what());
+            r.mergeError = completeButUnmerged(ex.what());
+            return r;
+        }
+        auto e = d.entry(e0.id);
+        if (e && e->state == EntryState::Unmerged && e->sha256 == e0.sha256) {
+            // It failed before every byte went out: the rest comes from the
+            // parts, after what the reader already has. When the parts fail
+            // too (a changed part), the merge's own sentence is the error.
+            d.recordMergeError(e0.id, ex.what());
+            const std::exception_ptr mergeFailure = std::current_exception();
+            uint64_t skip = streamed;
+            const Sink rest = [&](const void* data, size_t size) {
+                if (skip >= size) {
+                    skip -= size;
+                    return;
+                }
+                (*out)(static_cast<const char*>(data) + skip, size - size_t(skip));
+                skip = 0;
+            };
+            try {
+                streamUnmergedFromParts(d, e0, rest, job);
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const std::exception&) {
+                std::rethrow_exception(mergeFailure);
+            }
+            r.mergeError = completeButUnmerged(ex.what());
             return r;
         }
         // Another process may have merged it and deleted the parts under us:
         // continue from the pack where the stream stopped.
-        auto e = d.entry(e0.id);
         if (!e || e->state != EntryState::Merged || e->sha256 != e0.sha256)
             throw;
         d.restoreMerged(*e, -1, out, streamed, job);
@@ -319,7 +362,8 @@ RestoreResult Store::restoreEntry(int64_t id, const Sink& sink, Job& job)
     return streamEntry(*d, *e, -1, &sink, job);
 }
 
-RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, Job& job)
+RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, Job& job,
+                                        const std::function<void()>& onDelivered)
 {
     auto e = d->entry(id);
     if (!e)
@@ -336,6 +380,8 @@ RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, 
             out.file().truncate(e->size);
         out.commit();
         delivered = true;
+        if (onDelivered)
+            onDelivered();
     };
     RestoreResult r;
     if (out.seekable()) {
@@ -350,14 +396,24 @@ RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, 
     return r;
 }
 
-RestoreResult Store::restoreToFile(const RestoreRequest& request, const std::string& outPath, Job& job)
+RestoreResult Store::restoreToFile(const RestoreRequest& request, const std::string& outPath, Job& job,
+                                   const std::function<void(const RestoreResult&)>& onDelivered)
 {
     const auto match = lookup(request);
     if (!match)
         throw Error(d->dir + ": no entry matches key '" + request.key + "'"
                     + (request.restoreKeys.empty() ? "" : " or its restore keys") + " in version '" + request.version
                     + "' and scope '" + request.scope + "'");
-    RestoreResult r = restoreEntryToFile(match->first.id, outPath, job);
+    std::function<void()> delivered;
+    if (onDelivered)
+        delivered = [&] {
+            RestoreResult now;
+            now.entry = match->first;
+            now.matchedBy = match->second;
+            now.bytes = match->first.size;
+            onDelivered(now);
+        };
+    RestoreResult r = restoreEntryToFile(match->first.id, outPath, job, delivered);
     r.matchedBy = match->second;
     return r;
 }

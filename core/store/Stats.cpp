@@ -35,6 +35,9 @@ StoreStats Store::stats(Job& job) const
                                      "WHERE e.state='unmerged'");
         p.step();
         s.unmergedBytes = uint64_t(p.i64(0));
+        auto f = d->catalog->prepare("SELECT count(*) FROM entries WHERE state='unmerged' AND merge_error IS NOT NULL");
+        f.step();
+        s.failedMerges = uint64_t(f.i64(0));
         auto c = d->catalog->prepare("SELECT count(*) FROM chunks");
         c.step();
         s.chunkRows = uint64_t(c.i64(0));

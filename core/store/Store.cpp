@@ -62,6 +62,7 @@ EntryRow rowFrom(const Statement& s, int c)
     r.synthetic = s.i64(c + 11) != 0;
     r.repo = s.text(c + 12);
     r.origin = s.isNull(c + 13) ? std::string() : s.text(c + 13);
+    r.mergeError = s.isNull(c + 14) ? std::string() : s.text(c + 14);
     return r;
 }
 
@@ -334,6 +335,7 @@ std::unique_ptr<Store> Store::open(const std::string& dir, StoreOptions options)
 const std::string& Store::dir() const { return d->dir; }
 std::string Store::catalogPath() const { return d->layout->catalogPath(); }
 pack::Pack& Store::pack() { return *d->pack; }
+bool Store::readOnly() const { return d->catalog->readOnly(); }
 int Store::schemaVersion() const { return schemaVersionOf(*d->catalog); }
 int Store::latestSchemaVersion() { return cs::store::latestSchemaVersion(); }
 

@@ -54,6 +54,7 @@
 
 namespace cs {
 class File;
+class FileLock;
 class InputFile;
 class Job;
 namespace pack { class Pack; }
@@ -108,6 +109,8 @@ struct EntryRow {
     bool synthetic = false;      // made by testing::generateSyntheticEntries (StoreTesting.h)
     std::string repo;            // the repository it belongs to ('' for native puts; schema 5)
     std::string origin;          // where an imported entry came from ("actions:<id>@<updatedAt>"), else ''
+    std::string mergeError;      // unmerged: the sentence of its last failed merge ("" = none)
+    bool merging = false;        // not a column: set by readers that ask Store::mergeRunning
 };
 
 // Restore lookup (GitHub Actions cache semantics): exact key, then the newest
@@ -128,9 +131,11 @@ struct RestoreResult {
     bool mergedNow = false;      // this restore merged the entry while streaming it
     bool waitedForMerge = false; // another restore in this process was merging it
     bool mergeSkipped = false;   // unmerged in a store this process may not write: streamed from the parts, left unmerged
+    bool mergeRunningElsewhere = false;   // another process was merging it: streamed from the parts beside it
     // Unmerged, restored completely (every byte out and matching the
     // SHA-256), but the merge behind it failed (a full disk): the restore
-    // succeeded and the entry stays unmerged; this says why, for a warning.
+    // succeeded and the entry stays unmerged; this says why, for a warning
+    // (the row keeps the merge's own sentence, EntryRow::mergeError).
     std::string mergeError;
 };
 
@@ -204,6 +209,7 @@ struct StoreStats {
     uint64_t unmergedBytes = 0;    // bytes in parts of unmerged entries
     uint64_t packBytes = 0;        // pack files on disk (suffix + prefix + mapping)
     uint64_t chunkRows = 0;        // rows of the dedup index
+    uint64_t failedMerges = 0;     // unmerged entries whose last merge failed (EntryRow::mergeError)
     double dedupRatio = 0;         // mergedLogicalBytes / storedBytes (0 when nothing stored)
 };
 
@@ -283,6 +289,8 @@ public:
     const std::string& dir() const;
     std::string catalogPath() const;   // dir/catalog.db (other modules open their own connection)
     pack::Pack& pack();
+    // This user may not write the store: restores stream, nothing merges.
+    bool readOnly() const;
     int schemaVersion() const;
     static int latestSchemaVersion();
 
@@ -334,6 +342,20 @@ public:
     MergeResult merge(int64_t entryId, Job& job);
     std::vector<MergeResult> mergeAll(Job& job);   // every unmerged entry
 
+    // ---- Background merges ----
+    // `store get` and `store put` return once the output or the commit is
+    // safe and leave the merge to a process of their own (app/cli/Handover.h).
+    // Each such process holds this shared lease on merges.lock from before
+    // its command returns until it exits, so the kernel, not a row a crash
+    // could leave behind, tells whether one runs. A merge that fails keeps
+    // its sentence in the row (EntryRow::mergeError) until one succeeds.
+    FileLock holdBackgroundMerge() const;
+    bool backgroundMergesRunning() const;
+    // Until no process holds the lease (polled: cancellable).
+    void waitForBackgroundMerges(Job& job) const;
+    // A merge of this entry holds its merge lock now, in any process.
+    bool mergeRunning(int64_t id) const;
+
     // ---- Lookup and restore ----
     std::optional<EntryRow> entry(int64_t id) const;
     std::optional<EntryRow> findEntry(const std::string& key, const std::string& version = {},
@@ -341,8 +363,12 @@ public:
     std::optional<std::pair<EntryRow, std::string>> lookup(const RestoreRequest& request) const;
     // Restores to outPath through a temp file + rename (or straight into a
     // non-regular file such as /dev/null). Throws when nothing matches.
-    RestoreResult restoreToFile(const RestoreRequest& request, const std::string& outPath, Job& job);
-    RestoreResult restoreEntryToFile(int64_t entryId, const std::string& outPath, Job& job);
+    // onDelivered (optional) runs once the output is complete and in place:
+    // for an unmerged entry that is before the merge behind it commits.
+    RestoreResult restoreToFile(const RestoreRequest& request, const std::string& outPath, Job& job,
+                                const std::function<void(const RestoreResult&)>& onDelivered = {});
+    RestoreResult restoreEntryToFile(int64_t entryId, const std::string& outPath, Job& job,
+                                     const std::function<void()>& onDelivered = {});
     // Streams the bytes in order to sink (first restore of an unmerged entry
     // merges it at the same time). The SHA-256 is verified at the end: when
     // it does not match, throws after the sink saw the bytes.

@@ -21,7 +21,7 @@ namespace cs::store {
 // Columns selected for an EntryRow, in the order rowFrom() reads them.
 constexpr const char* kEntryColumns =
     "id, key, version, scope, size, sha256, state, root_offset, part_count, created, last_access, synthetic, repo, "
-    "origin";
+    "origin, merge_error";
 EntryRow rowFrom(const Statement& s, int first = 0);
 
 // One merge of an entry running in this process; concurrent restores of the
@@ -58,6 +58,8 @@ struct Store::Impl {
                          double created) const;
 
     std::optional<EntryRow> entry(int64_t id) const;
+    // A merge of the entry holds its merge lock (in any process; BackgroundMerges.cpp).
+    bool mergeLockHeld(int64_t id) const;
     std::vector<PartInfo> partRows(int64_t id) const;   // from the catalog (sizes), present not checked
     // What is wrong with a committed part file (missing, another size, a
     // CRC-32C other than the one recorded at commit), naming it; nothing when good.
@@ -98,6 +100,9 @@ struct Store::Impl {
     // dropSetAside after the commit.
     std::string setAsideStaleParts(int64_t id) const;
     void dropSetAside(const std::string& name) const;
+    // Keeps the sentence of a failed merge on the unmerged row (best effort:
+    // a read-only store or a full disk keeps the merge's own error instead).
+    void recordMergeError(int64_t id, const std::string& message) const;
     // Truncates the pack back over objects a failed merge appended (Pack::dropOwnTail).
     void dropAppended(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const;
     // gc_state.running=1 while no GC holds the GC lock (one failed or died):

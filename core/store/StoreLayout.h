@@ -12,6 +12,8 @@
 //   parts/<id>/<index>.tmp.*  a part being written (OutputFile temp names inside)
 //   parts/<name>.orphan.<pid>.<n>
 //                             a part folder set aside for deletion (Store.h, "Orphaned parts")
+//   merges.lock               shared flock of each process merging behind its command
+//                             (Store.h, "Background merges"); empty, never removed
 //   pack/                     cs::pack::Pack, opened through packFolder(): control,
 //                             N.suffix, N.prefix, N.mapping, *.lock (names in
 //                             core/pack/PackControl.h, owned by the pack module
@@ -35,6 +37,7 @@ public:
     static constexpr const char* kCatalog = "catalog.db";
     static constexpr const char* kParts = "parts";
     static constexpr const char* kPack = "pack";
+    static constexpr const char* kMergesLock = "merges.lock";
 
     // An existing store folder (catalog.db need not exist: callers decide);
     // a missing folder is "not a cachescope store" in one sentence.

@@ -1,8 +1,10 @@
 // Crash-test kill points driven by an environment variable: with
 // VARIABLE=point[:n] set, the n-th (default 1st) pass of `point` raises
-// SIGKILL, so tests can crash a CLI process at a named place. Unset: a
-// getenv and nothing else. The variables and their points (the crash tests
-// name them; the names are a contract with those tests):
+// SIGKILL, so tests can crash a CLI process at a named place; with
+// VARIABLE=stop:point[:n] that pass raises SIGSTOP instead (a test holds the
+// work there and lets it go on with SIGCONT). Unset: a getenv and nothing
+// else. The variables and their points (the crash tests name them; the
+// names are a contract with those tests):
 //
 //   CACHESCOPE_STORE_KILL_AT    the store's points, killpoints::store below
 //   CACHESCOPE_GC_KILL_AT       the GC's step hooks (GcOptions::hook, core/gc/Gc.h):
@@ -29,6 +31,7 @@ namespace killpoints::store {
 constexpr const char* kVariable = "CACHESCOPE_STORE_KILL_AT";
 constexpr const char* kEvictRemove = "evict remove";       // evict: before each evicted entry's parts go
 constexpr const char* kReplaceRemove = "replace remove";   // commit: before a replaced entry's parts go
+constexpr const char* kMergeAppended = "merge appended";   // merge: objects appended and synced, before its commit
 constexpr const char* kMergeRemove = "merge remove";       // merge: committed, before its parts go
 constexpr const char* kPartRemoved = "part removed";       // after each part file is deleted
 constexpr const char* kOrphanRenamed = "orphan renamed";   // fsck --repair: a folder set aside, not yet deleted
