@@ -21,6 +21,7 @@ Json entryJson(const cs::store::EntryRow& e)
     o["synthetic"] = e.synthetic;
     o["repo"] = e.repo;
     o["origin"] = e.origin.empty() ? Json() : Json(e.origin);
+    o["merge_error"] = e.mergeError.empty() ? Json() : Json(e.mergeError);
     return o;
 }
 

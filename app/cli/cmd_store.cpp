@@ -3,12 +3,14 @@
 // Other files add their store subcommands under "store" (cmd_store_gc.cpp).
 #include "CancelledOutput.h"
 #include "CommandTree.h"
+#include "Handover.h"
 #include "SignalCancel.h"
 #include "StoreCommon.h"
 #include "TerminalProgress.h"
 #include "TextTable.h"
 
 #include "core/jobs/Job.h"
+#include "core/pack/FileLock.h"
 #include "core/store/Store.h"
 #include "core/util/Escape.h"
 #include "core/util/Error.h"
@@ -57,9 +59,21 @@ TextTable entryTable()
                      {false, true, true, false, false, false, false, false, false});
 }
 
-std::vector<std::string> entryCells(const EntryRow& e)
+// An unmerged entry whose merge runs now (in any process) reads "merging";
+// one whose last merge failed, "unmerged!" (the sentence is in --json and
+// in 'store stats').
+std::string stateCell(const Store& store, const EntryRow& e)
 {
-    return {entryStateName(e.state), cs::formatSize(e.size), num(e.partCount), timeText(e.created),
+    if (e.state != EntryState::Unmerged)
+        return entryStateName(e.state);
+    if (store.mergeRunning(e.id))
+        return "merging";
+    return e.mergeError.empty() ? "unmerged" : "unmerged!";
+}
+
+std::vector<std::string> entryCells(const Store& store, const EntryRow& e)
+{
+    return {stateCell(store, e), cs::formatSize(e.size), num(e.partCount), timeText(e.created),
             timeText(e.lastAccess), e.sha256.substr(0, 12), e.version.empty() ? "-" : e.version,
             e.scope.empty() ? "-" : e.scope, e.key};
 }
@@ -96,11 +110,65 @@ struct PutArgs {
     std::string dir, key, file, version, scope;
     std::optional<uint64_t> partSize, maxSize;
     int parallel = 4;
-    bool noMerge = false, json = false, quiet = false;
+    bool noMerge = false, json = false, quiet = false, wait = false;
 };
+
+void printStored(const PutArgs& a, const EntryRow& e, const MergeResult* m)
+{
+    if (a.json) {
+        Json o = entryJson(e);
+        if (m)
+            o["merge"] = {{"chunks", m->chunks}, {"new_chunks", m->newChunks}, {"appended_bytes", m->appendedBytes}};
+        o["merging_in_background"] = !a.noMerge && !m;
+        printJson(o);
+        return;
+    }
+    printOut("stored " + esc(e.key) + " (" + cs::formatSize(e.size) + ", " + num(e.partCount) + " parts, " +
+             entryStateName(e.state) + ")" +
+             (m ? ": " + num(m->chunks) + " chunks, " + num(m->newChunks) + " new, " +
+                      cs::formatSize(m->appendedBytes) + " appended"
+                : a.noMerge ? std::string() : std::string(": merging in the background")) +
+             "\n");
+}
+
+// The parts are committed and said; the merge goes on behind the command.
+int putThenMergeBehind(const PutArgs& a, Handover& handover)
+{
+    auto store = Store::open(a.dir);
+    cs::Job job("store put");
+    SignalCancel sc(job, "nothing was stored");
+    TerminalProgress progress(job, regularFileSize(a.file), a.quiet);
+    job.start();
+    EntryRow e = store->putFile(a.key, a.file, job, a.version, a.scope, a.partSize.value_or(1 << 20), a.parallel,
+                                a.maxSize);
+    sc.setOutcome("the entry was stored unmerged (its parts); 'store merge' merges it");
+    // The lease is taken only now, so a put that fails leaves no merges.lock;
+    // when it cannot be taken (no inode left), the merge runs in front.
+    std::optional<cs::FileLock> lease;
+    try {
+        lease.emplace(store->holdBackgroundMerge());
+    } catch (const std::exception&) {
+        const MergeResult m = store->merge(e.id, job);
+        e = store->entry(e.id).value_or(e);
+        progress.clear();
+        printStored(a, e, &m);
+        return Ok;
+    }
+    progress.clear();
+    printStored(a, e, nullptr);
+    handover.release();
+    store->merge(e.id, job);   // its failure is kept in the entry's row
+    return Ok;
+}
 
 int runPut(const PutArgs& a)
 {
+    if (!a.noMerge && !a.wait) {
+        // Before the store is opened: the fork keeps no connection or thread.
+        Handover handover = Handover::begin();
+        if (handover.detached())
+            return putThenMergeBehind(a, handover);
+    }
     auto store = Store::open(a.dir);
     cs::Job job("store put");
     SignalCancel sc(job, "nothing was stored");
@@ -122,27 +190,17 @@ int runPut(const PutArgs& a)
         }
     }
     progress.clear();
-    if (a.json) {
-        Json o = entryJson(e);
-        if (!a.noMerge)
-            o["merge"] = {{"chunks", m.chunks}, {"new_chunks", m.newChunks}, {"appended_bytes", m.appendedBytes}};
-        printJson(o);
-    } else {
-        printOut("stored " + esc(e.key) + " (" + cs::formatSize(e.size) + ", " + num(e.partCount) + " parts, " +
-                 entryStateName(e.state) + ")" +
-                 (a.noMerge ? std::string()
-                            : ": " + num(m.chunks) + " chunks, " + num(m.newChunks) + " new, " +
-                                  cs::formatSize(m.appendedBytes) + " appended") +
-                 "\n");
-    }
+    printStored(a, e, a.noMerge ? nullptr : &m);
     return Ok;
 }
 
 TreeRegistration regPut("store", "put", [](CLI::App& parent) {
     auto* c = parent.add_subcommand("put", "Store FILE as KEY, merged into the pack (or as parts with --no-merge)");
-    c->footer("A regular file is read once straight into the pack (chunked, hashed, compressed) and committed merged: "
-              "no parts. With --no-merge it is written as parts of --part-size in shuffled order from --parallel "
-              "threads, like a build tool, and committed unmerged. Re-putting the same key, version and scope replaces "
+    c->footer("FILE is written as parts of --part-size in shuffled order from --parallel threads, like a build tool, "
+              "and committed; the command returns then, and the merge into the pack finishes behind it in a process "
+              "of its own ('store merge --wait-background' waits for it). With --wait a regular file is instead read "
+              "once straight into the pack (chunked, hashed, compressed) and committed merged, with no parts; with "
+              "--no-merge the entry stays unmerged. Re-putting the same key, version and scope replaces "
               "the entry. FILE - (standard input), a pipe, FIFO or character device is streamed in order as parts, one "
               "part in memory, then merged unless --no-merge; an empty stream stores nothing (exit 1).");
     auto a = std::make_shared<PutArgs>();
@@ -155,6 +213,7 @@ TreeRegistration regPut("store", "put", [](CLI::App& parent) {
     addSizeOption(c, "max-size", a->maxSize,
                   "Refuse input larger than this, storing nothing (default 16GiB for a stream, none for a file; 0: none)", 0);
     c->add_flag("--no-merge", a->noMerge, "Leave the entry unmerged (parts only)");
+    c->add_flag("--wait", a->wait, "Merge before returning (a regular file in one pass, straight into the pack)");
     c->add_flag("--json", a->json, "Machine-readable output");
     addQuiet(c, a->quiet);
     onRun(c, [a] { return runPut(*a); });
@@ -179,10 +238,13 @@ int runLs(const std::string& dir, bool json)
         if (!rows.empty())
             last.id = rows.back().id;
         for (const auto& e : rows) {
-            if (json)
-                list.push_back(entryJson(e));
-            else
-                table.add(entryCells(e));
+            if (json) {
+                Json o = entryJson(e);
+                o["merging"] = e.state == EntryState::Unmerged && store->mergeRunning(e.id);
+                list.push_back(std::move(o));
+            } else {
+                table.add(entryCells(*store, e));
+            }
         }
         if (!json) {
             printOut(table.takePage(header));
@@ -212,8 +274,26 @@ struct GetArgs {
     std::string dir, key, out, version, scope;
     std::vector<std::string> restoreKeys;
     int threads = 0;
-    bool verify = false, json = false, quiet = false;
+    bool verify = false, json = false, quiet = false, wait = false;
 };
+
+// What get prints once the output is in place.
+void printRestored(const GetArgs& a, const RestoreResult& r, const char* merge)
+{
+    if (a.json) {
+        Json o = entryJson(r.entry);
+        o["matched_by"] = r.matchedBy;
+        o["merged_now"] = r.mergedNow;
+        o["merging_in_background"] = std::string(merge) == "background";
+        o["output"] = a.out;
+        printJson(o);
+    } else {
+        printOut("restored " + esc(r.entry.key) + " (" + cs::formatSize(r.bytes) + ", matched by " + r.matchedBy +
+                 (r.mergedNow ? ", merged now" : "") +
+                 (std::string(merge) == "background" ? ", merging in the background" : "") + ") to " + esc(a.out) +
+                 "\n");
+    }
+}
 
 int runGet(const GetArgs& a)
 {
@@ -233,12 +313,40 @@ int runGet(const GetArgs& a)
                    "' and scope '" + req.scope + "'" + otherVersionsHint(*store, req.key));
         return Failure;
     }
+    // An unmerged entry's first restore merges it: the command returns once
+    // the output is complete and in place, and the merge goes on behind it
+    // in a process of its own (Handover.h), unless --wait. The fork comes
+    // before any thread or open connection: the store is opened again.
+    std::optional<Handover> handover;
+    std::optional<cs::FileLock> lease;
+    if (!a.wait && found->first.state == EntryState::Unmerged && !store->readOnly()) {
+        store.reset();
+        handover.emplace(Handover::begin());
+        store = Store::open(a.dir, opts);
+    }
     cs::Job job("store get");
     SignalCancel sc(job);
     TerminalProgress progress(job, found->first.size, a.quiet);
     job.start();
     RestoreResult r;
-    CancelledOutput(a.out).run(sc, [&] { r = store->restoreToFile(req, a.out, job); });
+    auto onDelivered = [&](const RestoreResult& now) {
+        if (!handover || !handover->detached() || handover->released())
+            return;
+        // Taken only now, so a get that fails or is refused leaves no
+        // merges.lock; one that cannot take it waits for its merge instead.
+        try {
+            lease.emplace(store->holdBackgroundMerge());
+        } catch (const std::exception&) {
+            return;
+        }
+        cs::keepSummaryOutOfData(a.out);
+        progress.clear();
+        printRestored(a, now, "background");
+        handover->release();
+    };
+    CancelledOutput(a.out).run(sc, [&] { r = store->restoreToFile(req, a.out, job, onDelivered); });
+    if (handover && handover->released())
+        return Ok;   // nobody listens any more; the outcome is in the catalog
     cs::keepSummaryOutOfData(a.out);
     progress.clear();
     if (!r.mergeError.empty())
@@ -246,16 +354,7 @@ int runGet(const GetArgs& a)
     if (r.mergeSkipped)
         printError(a.dir + ": the store is read-only for this user, so entry '" + r.entry.key
                    + "' was restored from its parts and left unmerged (a 'store merge' with write access merges it)");
-    if (a.json) {
-        Json o = entryJson(r.entry);
-        o["matched_by"] = r.matchedBy;
-        o["merged_now"] = r.mergedNow;
-        o["output"] = a.out;
-        printJson(o);
-    } else {
-        printOut("restored " + esc(r.entry.key) + " (" + cs::formatSize(r.bytes) + ", matched by " + r.matchedBy +
-                 (r.mergedNow ? ", merged now" : "") + ") to " + esc(a.out) + "\n");
-    }
+    printRestored(a, r, "");
     return Ok;
 }
 
@@ -263,7 +362,9 @@ TreeRegistration regGet("store", "get", [](CLI::App& parent) {
     auto* c = parent.add_subcommand("get", "Restore KEY (or a fallback) to OUT, checking every frame's checksum, or each part's CRC-32C before the first merge");
     c->footer("Exact key, then the newest entry with KEY as prefix, then each restore key (exact, then prefix), within "
               "version and scope. OUT is replaced atomically; a device, FIFO or - is written in place. An unmerged entry is "
-              "merged while it streams. Exit 1 when nothing matches.");
+              "merged while it streams; the command returns as soon as OUT is complete and the merge finishes behind it "
+              "in a process of its own (--wait: after it; 'store merge --wait-background' waits for it). Exit 1 when "
+              "nothing matches.");
     auto a = std::make_shared<GetArgs>();
     addPath(c, "DIR", a->dir, "Store folder");
     addPath(c, "KEY", a->key, "Cache key");
@@ -272,6 +373,7 @@ TreeRegistration regGet("store", "get", [](CLI::App& parent) {
     addVersionScope(c, a->version, a->scope);
     c->add_option("--threads", a->threads, "Decode threads (default: all cores)")->type_name("N")->transform(range(0, 256));
     c->add_flag("--verify", a->verify, "Also check each chunk's SHA-256 (frame checksums are always checked)");
+    c->add_flag("--wait", a->wait, "Return after the merge of an unmerged entry, not as soon as OUT is complete");
     c->add_flag("--json", a->json, "Machine-readable output");
     addQuiet(c, a->quiet);
     onRun(c, [a] { return runGet(*a); });
@@ -283,18 +385,31 @@ TreeRegistration regGet("store", "get", [](CLI::App& parent) {
 struct MergeArgs {
     std::string dir, version, scope;
     std::vector<std::string> keys;
-    bool all = false, json = false, quiet = false;
+    bool all = false, json = false, quiet = false, waitBackground = false;
 };
 
 int runMerge(const MergeArgs& a)
 {
-    if (a.all == !a.keys.empty())
+    if (a.all && !a.keys.empty())
         throw UsageError("give either keys or --all");
+    if (!a.all && a.keys.empty() && !a.waitBackground)
+        throw UsageError("give keys, --all or --wait-background");
     auto store = Store::open(a.dir);
     cs::Job job("store merge");
     SignalCancel sc(job);
     TerminalProgress progress(job, 0, a.quiet);
     job.start();
+    if (a.waitBackground) {
+        store->waitForBackgroundMerges(job);
+        if (!a.all && a.keys.empty()) {
+            progress.clear();
+            if (!a.json)
+                printOut("no merge runs in the background\n");
+            else
+                printJson({{"background_merges", false}});
+            return Ok;
+        }
+    }
     std::vector<MergeResult> results;
     if (a.all) {
         results = store->mergeAll(job);
@@ -332,11 +447,13 @@ int runMerge(const MergeArgs& a)
 }
 
 TreeRegistration regMerge("store", "merge", [](CLI::App& parent) {
-    auto* c = parent.add_subcommand("merge", "Merge unmerged entries into the pack: the given keys, or --all");
+    auto* c = parent.add_subcommand("merge", "Merge unmerged entries into the pack: the given keys, or --all; or wait for background merges");
     auto a = std::make_shared<MergeArgs>();
     addPath(c, "DIR", a->dir, "Store folder");
     c->add_option("KEY", a->keys, "Keys to merge (with --version and --scope)")->type_name("");
     c->add_flag("--all", a->all, "Merge every unmerged entry");
+    c->add_flag("--wait-background", a->waitBackground,
+                "First wait until no merge started behind 'store get' or 'store put' runs (alone: only wait)");
     addVersionScope(c, a->version, a->scope);
     c->add_flag("--json", a->json, "Machine-readable output");
     addQuiet(c, a->quiet);
@@ -386,7 +503,7 @@ int runEvict(const EvictArgs& a)
         const std::string verb = r.dryRun ? "would evict" : "evicted";
         TextTable table = entryTable();
         for (const auto& e : r.evicted)
-            table.add(entryCells(e));
+            table.add(entryCells(*store, e));
         std::string text;
         if (!r.evicted.empty()) {
             // Each row after the verb; the header lines up under the rows.
@@ -534,6 +651,8 @@ int runStats(const std::string& dir, bool json)
         o["unmerged_bytes"] = st.unmergedBytes;
         o["pack_bytes"] = st.packBytes;
         o["chunk_rows"] = st.chunkRows;
+        o["failed_merges"] = st.failedMerges;
+        o["background_merges"] = store->backgroundMergesRunning();
         printJson(o);
     } else {
         printOut("entries        " + num(st.entries) + " (" + num(st.mergedEntries) + " merged, " +
@@ -541,7 +660,11 @@ int runStats(const std::string& dir, bool json)
                  "logical bytes  " + cs::formatSize(st.logicalBytes) + "\n" + "stored bytes   " +
                  cs::formatSize(st.storedBytes) + " (pack bytes referenced by merged entries)\n" + "dedup ratio    " +
                  fixed(st.dedupRatio, 2) + "\n" + "unmerged bytes " + cs::formatSize(st.unmergedBytes) +
-                 " (in parts)\n" + "pack size      " + cs::formatSize(st.packBytes) + "\n");
+                 " (in parts)\n" + "pack size      " + cs::formatSize(st.packBytes) + "\n" + "merges         " +
+                 (store->backgroundMergesRunning() ? "running in the background" : "none in the background") +
+                 (st.failedMerges ? ", " + num(st.failedMerges) + " failed (see 'store ls --json', merge_error)"
+                                  : std::string()) +
+                 "\n");
     }
     return Ok;
 }

@@ -160,7 +160,7 @@ int main(int argc, char** argv)
         const std::string store = base + "/store";
         spawn({cli, "store", "init", store});
         for (int i = 0; i < entries; ++i)
-            spawn({cli, "store", "put", store, entryName(i), files[size_t(i)], "-q"});
+            spawn({cli, "store", "put", "--wait", store, entryName(i), files[size_t(i)], "-q"});
         std::vector<std::string> evict = {cli, "store", "evict", store};
         for (int i = 1; i < entries; i += 2) {
             evict.push_back("--key");
@@ -237,7 +237,7 @@ int main(int argc, char** argv)
         // Every kept entry of our collected store, byte for byte.
         const std::string restored = base + "/restored";
         for (int i = 0; i < entries; i += 2) {
-            spawn({cli, "store", "get", store, entryName(i), restored, "-q"});
+            spawn({cli, "store", "get", "--wait", store, entryName(i), restored, "-q"});
             if (!bench::sameSha256(bench::sha256sum(files[size_t(i)]), restored))
                 throw cs::Error("after store gc, entry " + entryName(i) + " differs from its file (SHA-256)");
             fs::remove(restored);

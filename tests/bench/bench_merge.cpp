@@ -237,7 +237,7 @@ void single(const std::string& base, size_t mib, int reps, bool half)
         };
         auto runOurs = [&] {
             s.add("store get (first restore: stream + merge)",
-                  spawnAndWait({cli, "store", "get", storeDir, "single", out}, {}, {out}));
+                  spawnAndWait({cli, "store", "get", "--wait", storeDir, "single", out}, {}, {out}));
             checkSame(digest, out, "first restore");
             fs::remove(out);
         };
@@ -263,7 +263,7 @@ void put(const std::string& base, size_t mib, int reps, bool half)
     Series s;
     const std::string storeDir = base + "/store";
     auto checkStored = [&](const std::string& what) {
-        spawnAndWait({cli, "store", "get", storeDir, "k", out, "-q"});
+        spawnAndWait({cli, "store", "get", "--wait", storeDir, "k", out, "-q"});
         checkSame(digest, out, what);
         fs::remove(out);
     };
@@ -275,7 +275,7 @@ void put(const std::string& base, size_t mib, int reps, bool half)
         auto runPut = [&] {
             fs::remove_all(storeDir);
             Store::init(storeDir);
-            s.add("store put FILE (one pass, no parts)", spawnAndWait({cli, "store", "put", storeDir, "k", raw}));
+            s.add("store put FILE (one pass, no parts)", spawnAndWait({cli, "store", "put", "--wait", storeDir, "k", raw}));
             checkStored("store get after store put");
         };
         auto runMerge = [&] {
@@ -310,7 +310,7 @@ void warm(const std::string& base, size_t mib, int reps, bool half)
     const std::string storeDir = base + "/store";
     fs::remove_all(storeDir);
     Store::init(storeDir);
-    spawnAndWait({cli, "store", "put", storeDir, "k", raw});
+    spawnAndWait({cli, "store", "put", "--wait", storeDir, "k", raw});
     fs::remove(raw);
     Series s;
     for (int rep = 0; rep < reps; ++rep) {
@@ -320,13 +320,13 @@ void warm(const std::string& base, size_t mib, int reps, bool half)
             fs::remove(out);
         };
         auto runOurs = [&] {
-            s.add("store get (warm)", spawnAndWait({cli, "store", "get", storeDir, "k", out, "-q"}));
+            s.add("store get (warm)", spawnAndWait({cli, "store", "get", "--wait", storeDir, "k", out, "-q"}));
             checkSame(digest, out, "warm restore");
             fs::remove(out);
         };
         auto runVerify = [&] {
             s.add("store get --verify (warm, chunk SHA-256s)",
-                  spawnAndWait({cli, "store", "get", storeDir, "k", out, "-q", "--verify"}));
+                  spawnAndWait({cli, "store", "get", "--wait", storeDir, "k", out, "-q", "--verify"}));
             checkSame(digest, out, "warm restore --verify");
             fs::remove(out);
         };

@@ -117,13 +117,13 @@ private slots:
         QVERIFY(testsupport::writeFile(a, testsupport::randomBytes(3 << 20, 1)));
         QVERIFY(testsupport::writeFile(b, testsupport::textBytes(2 << 20, 2)));
         QCOMPARE(cli({"store", "init", dir}).exitCode, 0);
-        const auto put = check({"store", "put", dir, "key-a", a, "--version", "v1", "--json"}, "entry");
+        const auto put = check({"store", "put", "--wait", dir, "key-a", a, "--version", "v1", "--json"}, "entry");
         QCOMPARE(put["size"].get<uint64_t>(), uint64_t(3 << 20));
         QVERIFY(put.contains("merge"));
         check({"store", "put", dir, "key-b", b, "--no-merge", "--part-size", "512KiB", "--json"}, "entry");
         const auto ls = check({"store", "ls", dir, "--json"}, "store-ls");
         QCOMPARE(ls.size(), size_t(2));
-        const auto get = check({"store", "get", dir, "key", path(QStringLiteral("a.out")), "--restore-key", "key-a",
+        const auto get = check({"store", "get", "--wait", dir, "key", path(QStringLiteral("a.out")), "--restore-key", "key-a",
                                 "--version", "v1", "--json"}, "entry");
         QCOMPARE(QString::fromStdString(get["matched_by"].get<std::string>()), QStringLiteral("key-prefix"));
         QCOMPARE(testsupport::sha256OfFile(path(QStringLiteral("a.out"))), testsupport::sha256OfFile(a));

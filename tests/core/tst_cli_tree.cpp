@@ -389,10 +389,10 @@ private slots:
 
         const QString store = path(QStringLiteral("pty-store"));
         QCOMPARE(runCli({"store", "init", store}).exitCode, 0);
-        const auto [pcode, put] = onPty({"store", "put", store, "k", big});
+        const auto [pcode, put] = onPty({"store", "put", "--wait", store, "k", big});
         QCOMPARE(pcode, 0);
         QVERIFY2(put.contains("\rstore put") && put.contains(" / 24.0 MiB"), put.constData());
-        const auto [gcode, get] = onPty({"store", "get", store, "k", path(QStringLiteral("k.out"))});
+        const auto [gcode, get] = onPty({"store", "get", "--wait", store, "k", path(QStringLiteral("k.out"))});
         QCOMPARE(gcode, 0);
         QVERIFY2(get.contains("\rstore get"), get.constData());
 

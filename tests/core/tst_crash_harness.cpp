@@ -124,7 +124,7 @@ class CrashHarness : public QObject {
     {
         const QString f = tmp_.filePath(QStringLiteral("in-") + key);
         writeFile(f, bytes);
-        QStringList args{QStringLiteral("store"), QStringLiteral("put"), store, key, f, QStringLiteral("--part-size"),
+        QStringList args{QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("--wait"), store, key, f, QStringLiteral("--part-size"),
                          QStringLiteral("32KiB")};
         if (!merge)
             args << QStringLiteral("--no-merge");
@@ -198,7 +198,7 @@ class CrashHarness : public QObject {
         std::vector<size_t> parallel;
         std::vector<ProcessResult> got(toRestore.size());
         for (size_t i = 0; i < toRestore.size(); ++i) {
-            const QStringList args{QStringLiteral("store"), QStringLiteral("get"), dir, toRestore[i].first,
+            const QStringList args{QStringLiteral("store"), QStringLiteral("get"), QStringLiteral("--wait"), dir, toRestore[i].first,
                                    tmp_.filePath(QStringLiteral("restored-%1").arg(i))};
             if (listed[toRestore[i].first][QStringLiteral("state")].toString() == QLatin1String("merged")) {
                 gets.push_back(args);
@@ -326,7 +326,7 @@ private slots:
         const QString in = tmp_.filePath(QStringLiteral("new-entry"));
         QVERIFY(writeFile(in, newBytes_));
         Op op{QStringLiteral("put"), templ_,
-              {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("%S"), QStringLiteral("new"), in,
+              {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("--wait"), QStringLiteral("%S"), QStringLiteral("new"), in,
                QStringLiteral("--part-size"), QStringLiteral("32KiB")},
               QStringLiteral("CACHESCOPE_STORE_KILL_AT"),
               {QStringLiteral("put appended")},
@@ -342,7 +342,7 @@ private slots:
         std::map<QString, QByteArray> must = entries_;
         must.erase(QStringLiteral("merged-0"));
         Op op{QStringLiteral("re-put"), templ_,
-              {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("%S"), QStringLiteral("merged-0"), in,
+              {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("--wait"), QStringLiteral("%S"), QStringLiteral("merged-0"), in,
                QStringLiteral("--part-size"), QStringLiteral("32KiB")},
               QStringLiteral("CACHESCOPE_STORE_KILL_AT"),
               {QStringLiteral("put appended"), QStringLiteral("replace remove")},
@@ -363,7 +363,7 @@ private slots:
         std::map<QString, QByteArray> must = entries_;
         must.erase(QStringLiteral("unmerged-1"));
         Op op{QStringLiteral("re-put --no-merge"), templ_,
-              {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("%S"), QStringLiteral("unmerged-1"), in,
+              {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("--wait"), QStringLiteral("%S"), QStringLiteral("unmerged-1"), in,
                QStringLiteral("--part-size"), QStringLiteral("32KiB"), QStringLiteral("--no-merge")},
               QStringLiteral("CACHESCOPE_STORE_KILL_AT"),
               {QStringLiteral("replace remove"), QStringLiteral("part removed")},

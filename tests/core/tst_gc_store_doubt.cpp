@@ -190,7 +190,7 @@ private slots:
         QVERIFY(testsupport::writeFile(file, f.merged));
         // A put merged in one pass stores nothing; one as parts keeps its
         // parts (the entry unmerged, restorable) when its merge refuses.
-        const auto put = testsupport::cli({"store", "put", f.dir, "again", file});
+        const auto put = testsupport::cli({"store", "put", "--wait", f.dir, "again", file});
         QCOMPARE(put.exitCode, 1);
         QVERIFY2(put.err.contains("dedup row") && put.err.contains("fsck --repair"), put.err.constData());
         QCOMPARE(put.err.count('\n'), 1);
@@ -213,7 +213,7 @@ private slots:
         QCOMPARE(storetest::sqlInt(f.path("catalog.db"), "SELECT count(*) FROM chunks"), int64_t(0));
         store->merge(unmerged->id, job);
         QCOMPARE(storetest::restore(*store, unmerged->id), f.merged);
-        const auto reput = testsupport::cli({"store", "put", f.dir, "again", file});
+        const auto reput = testsupport::cli({"store", "put", "--wait", f.dir, "again", file});
         QVERIFY2(reput.exitCode == 0, reput.err.constData());
         QCOMPARE(storetest::restore(*store, store->findEntry("again")->id), f.merged);
     }

@@ -109,7 +109,7 @@ private slots:
         QVERIFY(testsupport::writeFile(big, testsupport::randomBytes(1500000, 8)));
         disk.fill();
         // A put fails and leaves no 'uploading' row behind.
-        const auto put = testsupport::cli({"store", "put", dir, "new", big});
+        const auto put = testsupport::cli({"store", "put", "--wait", dir, "new", big});
         QCOMPARE(put.exitCode, 1);
         QCOMPARE(storetest::sqlInt((dir + "/catalog.db").toStdString(),
                                    "SELECT count(*) FROM entries WHERE state='uploading'"),
@@ -152,7 +152,7 @@ private slots:
         QVERIFY2(disk.mounted, disk.error.c_str());
         const QString out = disk.path + "/out.bin";
         for (const char* verify : {"", "--verify"}) {
-            QStringList args{"store", "get", dir, "k", out};
+            QStringList args{"store", "get", "--wait", dir, "k", out};
             if (*verify)
                 args << verify;
             const auto r = testsupport::cli(args);
@@ -162,7 +162,7 @@ private slots:
             QCOMPARE(QDir(disk.path).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList());
         }
         const QString good = tmp.filePath("good.bin");
-        const auto r = testsupport::cli({"store", "get", dir, "k", good, "--verify"});
+        const auto r = testsupport::cli({"store", "get", "--wait", dir, "k", good, "--verify"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(testsupport::readFile(good) == data);
     }
@@ -297,7 +297,7 @@ private slots:
         QVERIFY(ls.out.contains("evil\\nmerged"));
         const auto json = testsupport::cli({"store", "ls", dir, "--json"});
         QVERIFY(json.out.contains("evil\\nmerged"));   // JSON's own escape: the exact key
-        const auto miss = testsupport::cli({"store", "get", dir, "no\nsuch\x1b[2J", tmp.filePath("out")});
+        const auto miss = testsupport::cli({"store", "get", "--wait", dir, "no\nsuch\x1b[2J", tmp.filePath("out")});
         QCOMPARE(miss.exitCode, 1);
         QCOMPARE(miss.err.count('\n'), 1);
         QVERIFY(!miss.err.contains('\x1b'));

@@ -154,7 +154,7 @@ private slots:
         QCOMPARE(uint64_t(st["stored_bytes"].toDouble()), treeBytes);
         QCOMPARE(uint64_t(st["merged_logical_bytes"].toDouble()), uint64_t(big.size()));
         QCOMPARE(testsupport::cli({"store", "fsck", storeDir}).exitCode, 0);
-        auto get = testsupport::cli({"store", "get", storeDir, "big", dir.filePath("cli.out")});
+        auto get = testsupport::cli({"store", "get", "--wait", storeDir, "big", dir.filePath("cli.out")});
         QCOMPARE(get.exitCode, 0);
         QCOMPARE(testsupport::sha256OfFile(dir.filePath("cli.out")), sha256Hex(big));
     }

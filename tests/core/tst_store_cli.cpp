@@ -19,7 +19,7 @@ private slots:
         QVERIFY(testsupport::writeFile(a, testsupport::textBytes(5 << 20, 1)));
         QVERIFY(testsupport::writeFile(b, testsupport::randomBytes(3 << 20, 2)));
         QCOMPARE(testsupport::cli({"store", "init", dir}).exitCode, 0);
-        auto put = testsupport::cli({"store", "put", dir, "linux-deps-1", a, "--part-size", "300k", "--parallel", "3", "--version", "v1"});
+        auto put = testsupport::cli({"store", "put", "--wait", dir, "linux-deps-1", a, "--part-size", "300k", "--parallel", "3", "--version", "v1"});
         QVERIFY2(put.exitCode == 0, put.err.constData());
         put = testsupport::cli({"store", "put", dir, "\xF0\x9F\x9A\x80 emoji", b, "--no-merge", "--version", "v1"});
         QVERIFY2(put.exitCode == 0, put.err.constData());
@@ -41,18 +41,18 @@ private slots:
 
         // get: restore-key prefix match, in the right version only.
         const QString out = tmp.filePath("out.bin");
-        auto get = testsupport::cli({"store", "get", dir, "linux-deps-2", out, "--restore-key", "linux-deps-", "--version", "v1", "--json"});
+        auto get = testsupport::cli({"store", "get", "--wait", dir, "linux-deps-2", out, "--restore-key", "linux-deps-", "--version", "v1", "--json"});
         QVERIFY2(get.exitCode == 0, get.err.constData());
         QCOMPARE(QJsonDocument::fromJson(get.out).object()["matched_by"].toString(), QStringLiteral("restore-key-prefix"));
         QCOMPARE(testsupport::sha256OfFile(out), testsupport::sha256OfFile(a));
-        auto miss = testsupport::cli({"store", "get", dir, "linux-deps-1", out});   // version '' has nothing
+        auto miss = testsupport::cli({"store", "get", "--wait", dir, "linux-deps-1", out});   // version '' has nothing
         QCOMPARE(miss.exitCode, 1);
         QVERIFY2(miss.err.contains("(the key exists with --version 'v1'"), miss.err.constData()); // and says where it is
 
         auto merge = testsupport::cli({"store", "merge", dir, "--all", "--json"});
         QCOMPARE(merge.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(merge.out).array().size(), 1);
-        QCOMPARE(testsupport::cli({"store", "get", dir, "\xF0\x9F\x9A\x80 emoji", out, "--version", "v1"}).exitCode, 0);
+        QCOMPARE(testsupport::cli({"store", "get", "--wait", dir, "\xF0\x9F\x9A\x80 emoji", out, "--version", "v1"}).exitCode, 0);
         QCOMPARE(testsupport::sha256OfFile(out), testsupport::sha256OfFile(b));
 
         auto stats = testsupport::cli({"store", "stats", dir, "--json"});
@@ -79,10 +79,10 @@ private slots:
         QTemporaryDir tmp;
         QCOMPARE(testsupport::cli({"store"}).exitCode, 2);
         QCOMPARE(testsupport::cli({"store", "frobnicate", tmp.path()}).exitCode, 2);
-        QCOMPARE(testsupport::cli({"store", "put", tmp.path()}).exitCode, 2);
+        QCOMPARE(testsupport::cli({"store", "put", "--wait", tmp.path()}).exitCode, 2);
         QCOMPARE(testsupport::cli({"store", "evict", tmp.path()}).exitCode, 2);
         QCOMPARE(testsupport::cli({"store", "merge", tmp.path()}).exitCode, 2);
-        QCOMPARE(testsupport::cli({"store", "put", tmp.path(), "k", "f", "--part-size", "lots"}).exitCode, 2);
+        QCOMPARE(testsupport::cli({"store", "put", "--wait", tmp.path(), "k", "f", "--part-size", "lots"}).exitCode, 2);
         const auto notStore = testsupport::cli({"store", "ls", tmp.filePath("missing")});
         QCOMPARE(notStore.exitCode, 1);
         QVERIFY(notStore.err.contains("not a cachescope store"));

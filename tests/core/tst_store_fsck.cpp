@@ -122,14 +122,14 @@ private slots:
         QCOMPARE(storetest::restore(*f.store, f.merged.id), f.mergedData);
         const QString dir = QString::fromStdString(f.store->dir());
         const QString out = f.tmp.filePath("out.bin");
-        auto plain = testsupport::cli({"store", "get", dir, "merged-key", out});
+        auto plain = testsupport::cli({"store", "get", "--wait", dir, "merged-key", out});
         QCOMPARE(plain.exitCode, 0);
         QFile restored(out);
         QVERIFY(restored.open(QIODevice::ReadOnly));
         QCOMPARE(restored.readAll(), f.mergedData);
         restored.close();
         QVERIFY(QFile::remove(out));
-        auto verified = testsupport::cli({"store", "get", dir, "merged-key", out, "--verify"});
+        auto verified = testsupport::cli({"store", "get", "--wait", dir, "merged-key", out, "--verify"});
         QCOMPARE(verified.exitCode, 1);
         QVERIFY2(verified.err.contains(QByteArray::number(qulonglong(chunk.offset))) && verified.err.contains("SHA-256"),
                  verified.err.constData());

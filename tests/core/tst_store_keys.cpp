@@ -66,7 +66,7 @@ private slots:
         QTemporaryDir t2;
         const QString file = t2.filePath("f");
         testsupport::writeFile(file, "abc");
-        const auto r = testsupport::cli({"store", "put", QString::fromStdString(store->dir()), QString(5000, 'z'), file});
+        const auto r = testsupport::cli({"store", "put", "--wait", QString::fromStdString(store->dir()), QString(5000, 'z'), file});
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("4096"));
     }

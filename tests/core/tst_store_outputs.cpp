@@ -74,7 +74,7 @@ private slots:
             const QString fifo = f.tmp.filePath("fifo");
             QVERIFY(round == 1 || ::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
             FifoReader reader(fifo);
-            const auto r = testsupport::cli({"store", "get", f.dir, "k", fifo, "--threads", "4"});
+            const auto r = testsupport::cli({"store", "get", "--wait", f.dir, "k", fifo, "--threads", "4"});
             const QByteArray got = reader.take();
             QVERIFY2(r.exitCode == 0, r.err.constData());
             QCOMPARE(storetest::sha256Hex(got), storetest::sha256Hex(f.data));
@@ -88,7 +88,7 @@ private slots:
         const QString dev = f.tmp.filePath("o/null");
         QVERIFY(makeNullDevice(dev));
         for (int round = 0; round < 2; ++round) {   // unmerged, then merged
-            const auto r = testsupport::cli({"store", "get", f.dir, "k", dev});
+            const auto r = testsupport::cli({"store", "get", "--wait", f.dir, "k", dev});
             QVERIFY2(r.exitCode == 0, r.err.constData());
             QVERIFY(S_ISCHR(lstatOf(dev).st_mode));
             QCOMPARE(namesIn(f.tmp.filePath("o")), QStringList{"null"});
@@ -102,7 +102,7 @@ private slots:
         for (const char* name : {"-", "/dev/stdout"}) {
             for (const QStringList& extra : {QStringList{}, QStringList{"--json"}}) {
                 const auto r = testsupport::run(QStringLiteral(CACHESCOPE_CLI),
-                                                QStringList{"store", "get", f.dir, "k", name} + extra, {},
+                                                QStringList{"store", "get", "--wait", f.dir, "k", name} + extra, {},
                                                 f.tmp.filePath("o"));
                 QVERIFY2(r.exitCode == 0, r.err.constData());
                 QCOMPARE(r.out.size(), f.data.size());
@@ -157,7 +157,7 @@ private slots:
         const QString victim = f.tmp.filePath("victim");
         QVERIFY(testsupport::writeFile(victim, "precious"));
         QVERIFY(QFile::link(victim, f.out));
-        const auto r = testsupport::cli({"store", "get", f.dir, "k", f.out});
+        const auto r = testsupport::cli({"store", "get", "--wait", f.dir, "k", f.out});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("symbolic link"), r.err.constData());
         QCOMPARE(testsupport::readFile(victim), QByteArray("precious"));
@@ -183,7 +183,7 @@ private slots:
         const QString fifo = f.tmp.filePath("o/fifo");
         QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
         const QStringList storeBefore = treeOf(f.dir);
-        testsupport::PtyProcess get({"store", "get", f.dir, "k", fifo});
+        testsupport::PtyProcess get({"store", "get", "--wait", f.dir, "k", fifo});
         QVERIFY(get.pid() > 0);
         const QString failed = get.interruptWhileRunning(ctrlC, 300);   // waiting for a reader
         QVERIFY2(failed.isEmpty(), qPrintable(failed));
@@ -196,7 +196,7 @@ private slots:
         QCOMPARE(namesIn(f.tmp.filePath("o")), QStringList{"fifo"});
         QCOMPARE(treeOf(f.dir), storeBefore);
         // And the entry is whole: a later get into a regular file restores it.
-        const auto r = testsupport::cli({"store", "get", f.dir, "k", f.out});
+        const auto r = testsupport::cli({"store", "get", "--wait", f.dir, "k", f.out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(storetest::sha256Hex(testsupport::readFile(f.out)), storetest::sha256Hex(f.data));
     }
@@ -213,7 +213,7 @@ private slots:
         // until the command ended.
         const int in = ::open(fifo.toLocal8Bit().constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         QVERIFY(in >= 0);
-        testsupport::PtyProcess get({"store", "get", f.dir, "k", fifo, "-q"});
+        testsupport::PtyProcess get({"store", "get", "--wait", f.dir, "k", fifo, "-q"});
         const QString failed = get.interruptWhileRunning(true, 500);   // the pipe is full
         QByteArray got;
         char buf[65536];
@@ -238,7 +238,7 @@ private slots:
         const QStringList partFolders = QDir(f.dir + "/parts").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         QCOMPARE(partFolders.size(), 1);
         QVERIFY(QFile::remove(f.dir + "/parts/" + partFolders.at(0) + "/2"));
-        const auto r = testsupport::cli({"store", "get", f.dir, "k", f.tmp.filePath("o/out")});
+        const auto r = testsupport::cli({"store", "get", "--wait", f.dir, "k", f.tmp.filePath("o/out")});
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(testsupport::readFile(f.tmp.filePath("o/out")), QByteArray("old"));
         QCOMPARE(namesIn(f.tmp.filePath("o")), QStringList{"out"});

@@ -79,7 +79,7 @@ private slots:
         const QByteArray other = testsupport::textBytes(150000, 42);
         QVERIFY(testsupport::writeFile(input, merged));
         QCOMPARE(testsupport::cli({"store", "init", dir}).exitCode, 0);
-        QCOMPARE(testsupport::cli({"store", "put", dir, "m", input, "--part-size", "64KiB"}).exitCode, 0);
+        QCOMPARE(testsupport::cli({"store", "put", "--wait", dir, "m", input, "--part-size", "64KiB"}).exitCode, 0);
         QVERIFY(testsupport::writeFile(input, other));
         QCOMPARE(testsupport::cli({"store", "put", dir, "u", input, "--no-merge"}).exitCode, 0);
         setModes(dir, ::geteuid() == 0);   // root: owned by root, others may only read
@@ -97,7 +97,7 @@ private slots:
         const auto human = cliAsReader({"store", "ls", dir});
         QVERIFY2(human.exitCode == 0 && human.out.contains("merged"), human.err.constData());
 
-        const auto get = cliAsReader({"store", "get", dir, "m", "-"});
+        const auto get = cliAsReader({"store", "get", "--wait", dir, "m", "-"});
         QVERIFY2(get.exitCode == 0, get.err.constData());
         QCOMPARE(storetest::sha256Hex(get.out), storetest::sha256Hex(merged));
 
@@ -147,7 +147,7 @@ private slots:
         const testsupport::TreeHash before = testsupport::hashTree(dir);
 
         for (const QString key : {"crc", "old"}) {
-            const auto toStdout = cliAsReader({"store", "get", dir, key, "-"});
+            const auto toStdout = cliAsReader({"store", "get", "--wait", dir, key, "-"});
             QVERIFY2(toStdout.exitCode == 0, toStdout.err.constData());
             QCOMPARE(storetest::sha256Hex(toStdout.out), storetest::sha256Hex(data[key]));
             // One sentence saying why the entry stays unmerged, then the summary.
@@ -159,14 +159,14 @@ private slots:
             QVERIFY2(lines[1].startsWith("restored " + key.toUtf8()), toStdout.err.constData());
 
             const QString file = outDir + "/" + key;
-            const auto toFile = cliAsReader({"store", "get", dir, key, file});
+            const auto toFile = cliAsReader({"store", "get", "--wait", dir, key, file});
             QVERIFY2(toFile.exitCode == 0, toFile.err.constData());
             QCOMPARE(storetest::sha256Hex(testsupport::readFile(file)), storetest::sha256Hex(data[key]));
             QVERIFY2(toFile.err.contains("left unmerged"), toFile.err.constData());
         }
         for (const QString key : {"bad-crc", "bad-old"}) {
             const QString file = outDir + "/" + key;
-            const auto get = cliAsReader({"store", "get", dir, key, file});
+            const auto get = cliAsReader({"store", "get", "--wait", dir, key, file});
             QCOMPARE(get.exitCode, 1);
             QVERIFY2(get.err.contains(key == "bad-crc" ? "part 2 does not match the CRC-32C" : "do not match its SHA-256"),
                      get.err.constData());

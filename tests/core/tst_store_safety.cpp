@@ -50,7 +50,7 @@ struct Fixture {
         testsupport::writeFile(tmp.filePath("m.in"), merged);
         testsupport::writeFile(tmp.filePath("u.in"), unmerged);
         QCOMPARE(testsupport::cli({"store", "init", dir}).exitCode, 0);
-        QCOMPARE(testsupport::cli({"store", "put", dir, "m", tmp.filePath("m.in")}).exitCode, 0);
+        QCOMPARE(testsupport::cli({"store", "put", "--wait", dir, "m", tmp.filePath("m.in")}).exitCode, 0);
         QCOMPARE(testsupport::cli({"store", "put", dir, "u", tmp.filePath("u.in"), "--no-merge", "--part-size", "64KiB"})
                      .exitCode,
                  0);
@@ -145,10 +145,18 @@ private slots:
         const std::string victimSha = testsupport::sha256OfFile(victim);
         QCOMPARE(f.get("m"), f.merged);   // reads are unaffected
         QVERIFY(testsupport::writeFile(f.tmp.filePath("n.in"), testsupport::randomBytes(200000, 33)));
-        const auto put = testsupport::cli({"store", "put", f.dir, "n", f.tmp.filePath("n.in")});
+        const auto put = testsupport::cli({"store", "put", "--wait", f.dir, "n", f.tmp.filePath("n.in")});
         QCOMPARE(put.exitCode, 1);
         QVERIFY2(put.err.contains("0.suffix") && put.err.contains("hard links"), put.err.constData());
         QCOMPARE(testsupport::sha256OfFile(victim), victimSha);
+        // Without --wait the parts are committed and the merge behind the
+        // command is the one refused: the entry stays unmerged, saying why.
+        const auto behind = testsupport::cli({"store", "put", f.dir, "n", f.tmp.filePath("n.in"), "--json"});
+        QVERIFY2(behind.exitCode == 0, behind.err.constData());
+        QCOMPARE(testsupport::cli({"store", "merge", f.dir, "--wait-background"}).exitCode, 0);
+        QCOMPARE(testsupport::sha256OfFile(victim), victimSha);
+        const auto ls = testsupport::cli({"store", "ls", f.dir, "--json"});
+        QVERIFY2(ls.out.contains("\"unmerged\"") && ls.out.contains("hard links"), ls.out.constData());
         const auto merge = testsupport::cli({"store", "merge", f.dir, "--all"});
         QCOMPARE(merge.exitCode, 1);
         QVERIFY2(merge.err.contains("0.suffix") && merge.err.contains("hard links"), merge.err.constData());
@@ -167,7 +175,7 @@ private slots:
         const QString victim = f.hardLink("pack/0.suffix");
         const std::string victimSha = testsupport::sha256OfFile(victim);
         const QString out = f.tmp.filePath("u.out");
-        const auto r = testsupport::cli({"store", "get", f.dir, "u", out});
+        const auto r = testsupport::cli({"store", "get", "--wait", f.dir, "u", out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.err.contains("warning:") && r.err.contains("merging it failed") && r.err.contains("hard links"),
                  r.err.constData());
@@ -175,6 +183,17 @@ private slots:
         QCOMPARE(testsupport::sha256OfFile(victim), victimSha);
         const auto ls = testsupport::cli({"store", "ls", f.dir, "--json"});
         QVERIFY(ls.out.contains("\"unmerged\""));
+        // Without --wait the command returns with the whole output and the
+        // failure behind it goes to the row, not to a terminal.
+        QVERIFY(QFile::remove(out));
+        const auto behind = testsupport::cli({"store", "get", f.dir, "u", out});
+        QVERIFY2(behind.exitCode == 0, behind.err.constData());
+        QVERIFY2(!behind.err.contains("warning:"), behind.err.constData());
+        QCOMPARE(testsupport::readFile(out), f.unmerged);
+        QCOMPARE(testsupport::cli({"store", "merge", f.dir, "--wait-background"}).exitCode, 0);
+        QCOMPARE(testsupport::sha256OfFile(victim), victimSha);
+        const auto after = testsupport::cli({"store", "ls", f.dir, "--json"});
+        QVERIFY2(after.out.contains("\"unmerged\"") && after.out.contains("hard links"), after.out.constData());
     }
 
     void hardLinkedCatalogIsReadNeverWritten()

@@ -61,7 +61,7 @@ struct Fixture {
     // Restored to standard output ("-"): only the data is there.
     QByteArray get(const QString& key) const
     {
-        const auto r = testsupport::cli({"store", "get", dir, key, "-"});
+        const auto r = testsupport::cli({"store", "get", "--wait", dir, key, "-"});
         return r.exitCode == 0 ? r.out : QByteArray("get failed: ") + r.err;
     }
 };
@@ -80,7 +80,7 @@ private slots:
         const QByteArray data = testsupport::randomBytes((3 << 20) + 12345, 21);
         for (const char* name : {"-", "/dev/stdin"}) {
             const QString key = QStringLiteral("stdin ") + name;
-            const auto r = testsupport::cli({"store", "put", f.dir, key, name, "--part-size", "1MiB"}, data);
+            const auto r = testsupport::cli({"store", "put", "--wait", f.dir, key, name, "--part-size", "1MiB"}, data);
             QVERIFY2(r.exitCode == 0, r.err.constData());
             QCOMPARE(storetest::sha256Hex(f.get(key)), storetest::sha256Hex(data));
         }
@@ -104,7 +104,7 @@ private slots:
         testsupport::ProcessResult r;
         {
             FifoWriter writer(fifo, data);
-            r = testsupport::cli({"store", "put", f.dir, "k", fifo, "--part-size", "256KiB"});
+            r = testsupport::cli({"store", "put", "--wait", f.dir, "k", fifo, "--part-size", "256KiB"});
         }
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(storetest::sha256Hex(f.get("k")), storetest::sha256Hex(data));
@@ -117,12 +117,12 @@ private slots:
         Fixture f;
         const QString null = f.tmp.filePath("null");
         QVERIFY(makeDeviceLike("/dev/null", null));
-        const auto fromStdin = testsupport::cli({"store", "put", f.dir, "k", "-"}, QByteArray(""));
+        const auto fromStdin = testsupport::cli({"store", "put", "--wait", f.dir, "k", "-"}, QByteArray(""));
         QCOMPARE(fromStdin.exitCode, 1);
         QVERIFY2(fromStdin.err.contains("standard input: gave no bytes") && fromStdin.err.contains("nothing was stored"),
                  fromStdin.err.constData());
         QCOMPARE(fromStdin.err.count('\n'), 1);   // one sentence
-        const auto fromDevice = testsupport::cli({"store", "put", f.dir, "k", null});
+        const auto fromDevice = testsupport::cli({"store", "put", "--wait", f.dir, "k", null});
         QCOMPARE(fromDevice.exitCode, 1);
         QVERIFY2(fromDevice.err.contains(null.toUtf8() + ": gave no bytes"), fromDevice.err.constData());
         QCOMPARE(f.entries(), 0);
@@ -137,7 +137,7 @@ private slots:
         Fixture f;
         const QString zero = f.tmp.filePath("zero");
         QVERIFY(makeDeviceLike("/dev/zero", zero));
-        const auto r = testsupport::cli({"store", "put", f.dir, "k", zero, "--max-size", "3MiB", "--part-size", "1MiB"});
+        const auto r = testsupport::cli({"store", "put", "--wait", f.dir, "k", zero, "--max-size", "3MiB", "--part-size", "1MiB"});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(zero.toUtf8()) && r.err.contains("--max-size") && r.err.contains("nothing was stored"),
                  r.err.constData());
@@ -146,18 +146,18 @@ private slots:
         QVERIFY(S_ISCHR(lstatOf(zero).st_mode));
         // Exactly the limit is fine (from a pipe); one byte more is not.
         const QByteArray data = testsupport::randomBytes(3 << 20, 23);
-        const auto ok = testsupport::cli({"store", "put", f.dir, "k", "-", "--max-size", "3MiB"}, data);
+        const auto ok = testsupport::cli({"store", "put", "--wait", f.dir, "k", "-", "--max-size", "3MiB"}, data);
         QVERIFY2(ok.exitCode == 0, ok.err.constData());
         QCOMPARE(storetest::sha256Hex(f.get("k")), storetest::sha256Hex(data));
-        const auto over = testsupport::cli({"store", "put", f.dir, "k2", "-", "--max-size", "3MiB"}, data + "x");
+        const auto over = testsupport::cli({"store", "put", "--wait", f.dir, "k2", "-", "--max-size", "3MiB"}, data + "x");
         QCOMPARE(over.exitCode, 1);
         QCOMPARE(f.entries(), 1);
         QCOMPARE(f.partFolders(), 0);
         // A regular file is bounded only when asked.
         const QString file = f.tmp.filePath("file");
         QVERIFY(testsupport::writeFile(file, data + "x"));
-        QCOMPARE(testsupport::cli({"store", "put", f.dir, "k3", file, "--max-size", "3MiB"}).exitCode, 1);
-        QCOMPARE(testsupport::cli({"store", "put", f.dir, "k3", file}).exitCode, 0);
+        QCOMPARE(testsupport::cli({"store", "put", "--wait", f.dir, "k3", file, "--max-size", "3MiB"}).exitCode, 1);
+        QCOMPARE(testsupport::cli({"store", "put", "--wait", f.dir, "k3", file}).exitCode, 0);
         QCOMPARE(storetest::sha256Hex(f.get("k3")), storetest::sha256Hex(data + "x"));
     }
 
@@ -191,7 +191,7 @@ private slots:
             {
                 FifoWriter writer(fifo, {}, 0, source);
                 run = testsupport::runMeasured(QStringLiteral(CACHESCOPE_CLI),
-                                               {"store", "put", f.dir, QString("k%1").arg(i), fifo, "--part-size",
+                                               {"store", "put", "--wait", f.dir, QString("k%1").arg(i), fifo, "--part-size",
                                                 "2MiB", "--no-merge", "-q"},
                                                f.tmp.filePath("out"));
             }
@@ -213,7 +213,7 @@ private slots:
         QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
         FifoWriter writer(fifo, testsupport::randomBytes(3 << 20, 25), 60000);   // then silent for 60 s
         QProcess p;
-        p.start(QStringLiteral(CACHESCOPE_CLI), {"store", "put", f.dir, "k", fifo, "--part-size", "1MiB", "-q"});
+        p.start(QStringLiteral(CACHESCOPE_CLI), {"store", "put", "--wait", f.dir, "k", fifo, "--part-size", "1MiB", "-q"});
         QVERIFY(p.waitForStarted());
         QElapsedTimer t;
         t.start();
@@ -254,7 +254,7 @@ private slots:
         Fixture f;
         const QString fifo = f.tmp.filePath("fifo");
         QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
-        testsupport::PtyProcess put({"store", "put", f.dir, "k", fifo});
+        testsupport::PtyProcess put({"store", "put", "--wait", f.dir, "k", fifo});
         QVERIFY(put.pid() > 0);
         // Its handler is installed right before it opens the input: wait for
         // that (SigCgt in /proc), then give it time to reach the open.

@@ -62,8 +62,8 @@ s=$tmp/store
 "$cli" store init "$s" > /dev/null
 python3 -c "import sys; sys.stdout.write(('shared dependency bytes ' * 1000)[:20000])" > "$tmp/a"
 { cat "$tmp/a"; head -c 7000 /dev/urandom; } > "$tmp/b"
-"$cli" store put "$s" key-a "$tmp/a" > /dev/null
-"$cli" store put "$s" key-b "$tmp/b" > /dev/null
+"$cli" store put --wait "$s" key-a "$tmp/a" > /dev/null
+"$cli" store put --wait "$s" key-b "$tmp/b" > /dev/null
 cp "$s/pack/0.suffix" "$corpus/fuzz_pack_object/suffix-two-entries.bin"
 head -c 200 "$s/pack/0.suffix" > "$corpus/fuzz_pack_object/suffix-cut.bin"
 "$cli" store evict "$s" --key key-a > /dev/null 2>&1 || "$cli" store evict "$s" --max-size 1 > /dev/null 2>&1 || true
