@@ -4,16 +4,23 @@
 // match Store::listEntries, sorting is the catalog's, and the key filter
 // (synchronous and off-thread) narrows the count exactly like countEntries;
 // deep pages seek from page anchors, and anchors made stale by another
-// connection's writes still give the current rows and are rebuilt.
+// connection's writes still give the current rows and are rebuilt; an
+// entry another process merges reads "merging", one whose merge failed
+// says so with the sentence as tooltip.
 #include "common/TestSupport.h"
 #include "core/jobs/Job.h"
 #include "core/store/Store.h"
 #include "core/store/StoreTesting.h"
+#include "core/util/Error.h"
 #include "ui/store/EntryTableModel.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QSignalSpy>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 using cs::store::EntryFilter;
 using cs::store::SortColumn;
@@ -255,6 +262,46 @@ private Q_SLOTS:
         const uint64_t n = pages->countEntries({});
         QCOMPARE(sync.entryIdAt(int(n) - 2), pages->listEntries({}, SortColumn::Id, false, n - 2, 1).front().id);
         QCOMPARE(sync.anchoredFetches(), uint64_t(1));
+    }
+
+    // An entry whose merge runs in another process (a CLI get or put that
+    // returned and merges behind; its merge lock is a flock on the entry's
+    // part folder, taken here from a description of our own) reads
+    // "merging"; one whose last merge failed reads "unmerged (merge failed)"
+    // with the sentence as tooltip; a merge that succeeds clears both.
+    void showsMergingAndFailedMerges()
+    {
+        const std::string path = dir_.filePath(QStringLiteral("merging")).toStdString();
+        auto writer = Store::init(path);
+        const QString file = dir_.filePath(QStringLiteral("merging.in"));
+        QVERIFY(testsupport::writeFile(file, testsupport::randomBytes(600000, 27)));
+        cs::Job job;
+        const int64_t id = writer->putFile("k", file.toStdString(), job, "", "", 256 << 10, 2).id;
+        const auto stateOf = [&](int role) {
+            EntryTableModel model(Store::open(path));
+            return model.data(model.index(0, EntryTableModel::State), role).toString();
+        };
+        QCOMPARE(stateOf(Qt::DisplayRole), QStringLiteral("unmerged"));
+
+        const QByteArray parts = QFile::encodeName(QString::fromStdString(path + "/parts/" + std::to_string(id)));
+        const int fd = ::open(parts.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::flock(fd, LOCK_EX), 0);
+        QCOMPARE(stateOf(Qt::DisplayRole), QStringLiteral("merging"));
+        ::close(fd);
+        QCOMPARE(stateOf(Qt::DisplayRole), QStringLiteral("unmerged"));
+
+        cs::store::StoreOptions failing;
+        failing.testHooks = cs::store::testing::beforeMergeCommit([](int64_t) { throw cs::Error("injected merge failure"); });
+        auto failer = Store::open(path, failing);
+        QVERIFY_THROWS_EXCEPTION(cs::Error, failer->merge(id, job));
+        QCOMPARE(stateOf(Qt::DisplayRole), QStringLiteral("unmerged (merge failed)"));
+        QVERIFY2(stateOf(Qt::ToolTipRole).contains(QStringLiteral("injected merge failure")),
+                 qPrintable(stateOf(Qt::ToolTipRole)));
+
+        writer->merge(id, job);
+        QCOMPARE(stateOf(Qt::DisplayRole), QStringLiteral("merged"));
+        QVERIFY(writer->entry(id)->mergeError.empty());
     }
 };
 

@@ -31,6 +31,17 @@ QString displayKey(const std::string& key)
     return s;
 }
 
+// "merging" while a merge of it runs (in any process), "unmerged (merge
+// failed)" after one failed: its sentence is the cell's tooltip.
+QString stateText(const EntryRow& r)
+{
+    if (r.state == EntryState::Unmerged && r.merging)
+        return QStringLiteral("merging");
+    if (r.state == EntryState::Unmerged && !r.mergeError.empty())
+        return QStringLiteral("unmerged (merge failed)");
+    return QString::fromLatin1(cs::store::entryStateName(r.state));
+}
+
 } // namespace
 
 EntryTableModel::EntryTableModel(std::shared_ptr<cs::store::Store> store, std::shared_ptr<cs::store::Store> countStore,
@@ -140,13 +151,26 @@ void EntryTableModel::startAnchors()
         });
 }
 
+namespace {
+
+// Unmerged rows whose merge runs now, in any process (a CLI get or put that
+// returned and merges behind), read as "merging": one flock probe a row.
+std::vector<EntryRow> markMerging(const cs::store::Store& store, std::vector<EntryRow> rows)
+{
+    for (auto& r : rows)
+        r.merging = r.state == EntryState::Unmerged && store.mergeRunning(r.id);
+    return rows;
+}
+
+} // namespace
+
 std::vector<EntryRow> EntryTableModel::readPage(const cs::store::Store& store, int page) const
 {
     const uint64_t offset = uint64_t(page) * kPageRows;
     if (!anchors_)
-        return store.listEntries(filter_, sort_, descending_, offset, kPageRows);
+        return markMerging(store, store.listEntries(filter_, sort_, descending_, offset, kPageRows));
     bool stale = false;
-    auto rows = store.listEntries(*anchors_, offset, kPageRows, &stale);
+    auto rows = markMerging(store, store.listEntries(*anchors_, offset, kPageRows, &stale));
     if (stale && !anchorRebuild_->isActive() && !anchorJob_)
         anchorRebuild_->start();
     else if (!stale)
@@ -242,8 +266,9 @@ void EntryTableModel::refreshInPlace()
                 r.count = store->countEntries(filter);
                 for (int page : cached)
                     if (uint64_t(page) * kPageRows < r.count)
-                        r.pages.emplace_back(page,
-                                             store->listEntries(filter, sort, desc, uint64_t(page) * kPageRows, kPageRows));
+                        r.pages.emplace_back(
+                            page, markMerging(*store, store->listEntries(filter, sort, desc, uint64_t(page) * kPageRows,
+                                                                         kPageRows)));
                 r.ok = true;
             } catch (const std::exception&) {
                 r.ok = false;   // the next change (or F5) reads again
@@ -385,10 +410,10 @@ void EntryTableModel::startNextFetch()
             const uint64_t offset = uint64_t(page) * kPageRows;
             try {
                 if (anchors) {
-                    f.rows = store->listEntries(*anchors, offset, kPageRows, &f.stale);
+                    f.rows = markMerging(*store, store->listEntries(*anchors, offset, kPageRows, &f.stale));
                     f.anchored = !f.stale;
                 } else {
-                    f.rows = store->listEntries(filter, sort, desc, offset, kPageRows);
+                    f.rows = markMerging(*store, store->listEntries(filter, sort, desc, offset, kPageRows));
                 }
             } catch (const std::exception&) {
                 f.rows.clear();   // shown as empty rows; the next refresh reads again
@@ -464,7 +489,7 @@ QVariant EntryTableModel::data(const QModelIndex& index, int role) const
         case Version: return QString::fromStdString(r->version);
         case Scope: return QString::fromStdString(r->scope);
         case Size: return QString::fromStdString(cs::formatSize(r->size));
-        case State: return QString::fromLatin1(cs::store::entryStateName(r->state));
+        case State: return stateText(*r);
         case Parts: return r->state == EntryState::Merged ? QStringLiteral("—") : QString::number(r->partCount);
         case Created: return formatTime(r->created);
         case LastAccess: return formatTime(r->lastAccess);
@@ -495,6 +520,8 @@ QVariant EntryTableModel::data(const QModelIndex& index, int role) const
                 .arg(QString::fromStdString(r->sha256));
         if (index.column() == Size)
             return tr("%1 bytes").arg(r->size);
+        if (index.column() == State && !r->mergeError.empty())
+            return tr("The last merge failed: %1").arg(QString::fromStdString(r->mergeError));
         break;
     case Qt::TextAlignmentRole:
         if (index.column() == Size || index.column() == Parts)
