@@ -41,7 +41,7 @@ extern "C" void relayToChild(int sig, siginfo_t* info, void*)
         n = ::read(readFd, &c, 1);
     } while (n < 0 && errno == EINTR);
     if (n == 1)
-        ::_exit(0);   // released: the command's output is complete
+        ::_exit(static_cast<unsigned char>(c));   // released: the command's output is complete
     int status = 0;
     while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
@@ -76,7 +76,7 @@ Handover Handover::begin()
     return Handover(fds[1]);
 }
 
-void Handover::release()
+void Handover::release(int exitStatus)
 {
     if (fd_ < 0)
         return;
@@ -90,7 +90,7 @@ void Handover::release()
         ::close(null);
     }
     ::setsid();   // out of the terminal's process group: a later Ctrl-C is not ours
-    const char c = 'R';
+    const char c = static_cast<char>(exitStatus & 0xff);
     while (::write(fd_, &c, 1) < 0 && errno == EINTR) {
     }
     ::close(std::exchange(fd_, -1));

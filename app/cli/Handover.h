@@ -1,11 +1,11 @@
 // A command that hands its result over before all of its work is done
-// (`store get` of an unmerged entry, `store put`): the user gets the file, or
-// the committed entry, and the merge behind it goes on in a process of its
-// own, the way `git gc --auto` detaches.
+// (`store get` of an unmerged entry, `store put`, `actions-cache import`):
+// the user gets the file, or the committed entries, and the merge behind
+// goes on in a process of its own, the way `git gc --auto` detaches.
 //
 // begin() forks. The parent only waits: it never returns from begin(). It
-// exits 0 once the child calls release(), or with the child's own status
-// when the child ends first (an error, a cancel: exactly what the command
+// exits with release()'s status once the child calls it (0 unless told),
+// or with the child's own status when the child ends first (an error, a cancel: exactly what the command
 // without the split would have printed and returned, since until release()
 // the child writes to the same terminal and stays in its process group, so
 // Ctrl-C reaches it and cancels it as before). The parent relays SIGINT,
@@ -24,8 +24,10 @@ namespace cli {
 class Handover {
 public:
     static Handover begin();
-    // The output is safe and said: the caller's command returns now.
-    void release();
+    // The output is safe and said: the caller's command returns now, with
+    // exitStatus (0-255: what it would have returned; the work behind it
+    // changes it no more).
+    void release(int exitStatus = 0);
     // This is the child of a fork that worked (false: the only process).
     bool detached() const { return detached_; }
     bool released() const { return released_; }

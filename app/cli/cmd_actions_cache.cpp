@@ -10,12 +10,14 @@
 // that is not a native store) is an alias of `--db DB --storage STORAGE`.
 #include "ActionsLocation.h"
 #include "CommandTree.h"
+#include "Handover.h"
 #include "SignalCancel.h"
 #include "TerminalProgress.h"
 
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/ActionsReport.h"
 #include "core/jobs/Job.h"
+#include "core/pack/FileLock.h"
 #include "core/store/Store.h"
 #include "core/store/StoreLayout.h"
 
@@ -48,7 +50,7 @@ struct AcArgs {
     // import
     std::string scope;              // import: "" keeps each entry's own scope
     std::optional<uint64_t> partSize;
-    bool noMerge = false;
+    bool noMerge = false, wait = false;
 
     // Set by resolveWords().
     std::string dir;                // DATA_DIR ("" for a deployment named by --db and --storage)
@@ -416,14 +418,23 @@ TreeRegistration regImport("actions-cache", "import", [](CLI::App& parent) {
         ->type_name("S");
     addSizeOption(c, "part-size", a->partSize, "Upload part size (default 1MiB)", 1, cs::store::kMaxPartBytes);
     c->add_flag("--no-merge", a->noMerge, "Leave the imported entries unmerged");
+    c->add_flag("--wait", a->wait, "Merge each entry before returning (default: return once all are committed)");
     addQuiet(c, a->quiet);
     c->footer("All entries, or the given ids, with their key, version, scope, repo and update time; a save imported "
               "before is skipped; reports stored, skipped and failed entries (exit 1 when any failed), dedup and "
-              "compression. Reads the server's data only. " +
+              "compression. The command returns once every entry is committed (as parts) and the merges finish "
+              "behind it in a process of its own, as after 'store put' ('store merge --wait-background' waits for "
+              "them); with --wait it merges each entry first. Reads the server's data only. " +
               std::string(kLocations));
     onRun(
         c,
         [a] {
+            // Merges behind the command unless --wait or --no-merge (Handover.h,
+            // as store put): forked before a database connection is opened.
+            std::optional<Handover> handover;
+            if (!a->noMerge && !a->wait)
+                handover.emplace(Handover::begin());
+            const bool behind = handover && handover->detached();
             auto cache = ActionsCache::open(pathsOf(*a));
             const std::string storeDir = a->rest[0];
             const std::vector<std::string> ids(a->rest.begin() + 1, a->rest.end());
@@ -434,10 +445,45 @@ TreeRegistration regImport("actions-cache", "import", [](CLI::App& parent) {
             {
                 TerminalProgress progress(job, 0, a->quiet);
                 job.start();
-                r = cache->importInto(*store, ids, a->scope, a->partSize.value_or(1 << 20), a->noMerge, job);
+                r = cache->importInto(*store, ids, a->scope, a->partSize.value_or(1 << 20), a->noMerge || behind, job);
             }
+            const int status = r.failed.empty() ? Ok : Failure;
+            if (!behind || r.unmerged.empty()) {
+                print(*a, importJson(r, storeDir), importText(r, storeDir));
+                return status;
+            }
+            // Every entry is committed: the lease, the report, and the command
+            // returns; the merges follow. Without the lease (no inode left)
+            // they run in front.
+            std::optional<cs::FileLock> lease;
+            try {
+                lease.emplace(store->holdBackgroundMerge());
+            } catch (const std::exception&) {
+            }
+            if (!lease) {
+                TerminalProgress progress(job, 0, a->quiet);
+                for (const int64_t id : r.unmerged) {
+                    const auto m = store->merge(id, job);
+                    r.chunks += m.chunks;
+                    r.newChunks += m.newChunks;
+                    r.appendedBytes += m.appendedBytes;
+                }
+                progress.clear();
+                print(*a, importJson(r, storeDir), importText(r, storeDir));
+                return status;
+            }
+            r.mergingInBackground = true;
             print(*a, importJson(r, storeDir), importText(r, storeDir));
-            return r.failed.empty() ? Ok : Failure;
+            handover->release(status);
+            for (const int64_t id : r.unmerged) {
+                try {
+                    store->merge(id, job);   // a failure is kept in the entry's row
+                } catch (const cs::Cancelled&) {
+                    throw;
+                } catch (const std::exception&) {
+                }
+            }
+            return status;
         },
         [a] { resolveWords(*a, 1, -1); });
     return c;

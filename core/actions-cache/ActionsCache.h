@@ -188,6 +188,8 @@ struct ActionsImportResult {
     uint64_t bytes = 0;           // logical bytes imported
     uint64_t chunks = 0, newChunks = 0;
     uint64_t appendedBytes = 0;   // pack bytes written (after dedup and compression)
+    std::vector<int64_t> unmerged;   // with noMerge: the store ids committed by this import, unmerged
+    bool mergingInBackground = false;   // set by a caller that merges them behind the command
 };
 
 // One page of entries in the catalog's browse order (EntryCursor: key,
@@ -280,8 +282,9 @@ public:
     // Copies entries (all when ids is empty) into a native store with the
     // server's key, version, scope (`scope` instead when not empty), repo
     // and updatedAt, re-cut into parts of partSize, merged there unless
-    // noMerge; an entry imported before is skipped, one that cannot be read
-    // is counted as failed with the reason. Reads only from this data.
+    // noMerge (then ActionsImportResult::unmerged lists them); an entry
+    // imported before is skipped, one that cannot be read is counted as
+    // failed with the reason. Reads only from this data.
     ActionsImportResult importInto(store::Store& target, const std::vector<std::string>& entryIds,
                                    const std::string& scope, uint64_t partSize, bool noMerge, Job& job);
 

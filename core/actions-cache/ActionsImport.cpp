@@ -135,6 +135,8 @@ ActionsImportResult ActionsCache::importInto(store::Store& target, const std::ve
             result.chunks += m.chunks;
             result.newChunks += m.newChunks;
             result.appendedBytes += m.appendedBytes;
+        } else {
+            result.unmerged.push_back(committed.id);
         }
         ++result.entries;
     }

@@ -383,6 +383,7 @@ Json importJson(const ActionsImportResult& r, const std::string& store)
     o["new_chunks"] = static_cast<unsigned long long>(r.newChunks);
     o["appended_bytes"] = static_cast<unsigned long long>(r.appendedBytes);
     o["ratio"] = r.appendedBytes ? double(r.bytes) / double(r.appendedBytes) : 0.0;
+    o["merging_in_background"] = r.mergingInBackground;
     return o;
 }
 
@@ -394,6 +395,9 @@ std::string importText(const ActionsImportResult& r, const std::string& store)
     t += "imported " + counted(r.entries, "entry", "entries") + " (" + formatSize(r.bytes) + ") into " + printable(store)
          + "; " + std::to_string(r.skipped) + " skipped (imported before), " + std::to_string(r.failed.size())
          + " failed\n";
+    if (r.mergingInBackground)
+        t += "merging " + counted(r.unmerged.size(), "entry", "entries")
+             + " in the background ('cachescope-cli store merge --wait-background' waits for it)\n";
     if (r.chunks) {
         char ratio[32];
         std::snprintf(ratio, sizeof ratio, "%.2f", r.appendedBytes ? double(r.bytes) / double(r.appendedBytes) : 0.0);

@@ -6,7 +6,8 @@
 // named point leaves data the server can serve and a re-run completes.
 // The ways of naming the data (DATA_DIR, --db/--storage with or without it,
 // the old DB STORAGE form) read the same; long commands draw progress on a
-// terminal only.
+// terminal only. import returns once every entry is committed and merges
+// behind (store merge --wait-background waits), or first with --wait.
 #include "common/ActionsCacheFixture.h"
 #include "common/Pty.h"
 #include "common/TestSupport.h"
@@ -82,6 +83,51 @@ private slots:
             const int want = c[0] == "verify" ? 1 : 0;
             QVERIFY2(r.exitCode == want, qPrintable(c.join(' ') + ": " + r.err));
             checkUnchanged(f, before, c.join(' '));
+        }
+    }
+
+    // Into two stores, one merged behind the command and one with --wait:
+    // the same entries, all merged in the end, restoring the same bytes.
+    void importMergesBehindUnlessWait()
+    {
+        QTemporaryDir dir, elsewhere;
+        ActionsCacheFixture f(dir.path());
+        const QString behind = elsewhere.filePath("behind"), waited = elsewhere.filePath("waited");
+        auto r = cli({"actions-cache", "import", f.dataDir(), behind, "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject said = jsonOf(r);
+        QVERIFY(said["merging_in_background"].toBool());
+        const int entries = int(said["entries"].toInteger());
+        QVERIFY(entries > 0);
+        QCOMPARE(said["chunks"].toInteger(), 0);
+        const auto wait = cli({"store", "merge", behind, "--wait-background"});
+        QVERIFY2(wait.exitCode == 0, wait.err.constData());
+        const auto rows = [&](const QString& store) {
+            return QJsonDocument::fromJson(cli({"store", "ls", store, "--json"}).out).array();
+        };
+        QCOMPARE(rows(behind).size(), entries);
+        for (const auto& v : rows(behind))
+            QCOMPARE(v.toObject()["state"].toString(), QStringLiteral("merged"));
+
+        r = cli({"actions-cache", "import", f.dataDir(), waited, "--json", "--wait"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(!jsonOf(r)["merging_in_background"].toBool());
+        QVERIFY(jsonOf(r)["chunks"].toInteger() > 0);
+        const QJsonArray got = rows(waited);
+        QCOMPARE(got.size(), entries);
+        for (const auto& v : got) {
+            const QJsonObject e = v.toObject();
+            QCOMPARE(e["state"].toString(), QStringLiteral("merged"));
+            QStringList from;
+            for (const QString& store : {behind, waited}) {
+                const QString out = elsewhere.filePath("out-" + QFileInfo(store).fileName());
+                const auto get = cli({"store", "get", store, e["key"].toString(), out, "--version",
+                                      e["version"].toString(), "--scope", e["scope"].toString()});
+                QVERIFY2(get.exitCode == 0, get.err.constData());
+                from << QString::fromStdString(testsupport::sha256OfFile(out));
+                QFile::remove(out);
+            }
+            QCOMPARE(from[0], from[1]);   // each get checked its entry's SHA-256 too
         }
     }
 
