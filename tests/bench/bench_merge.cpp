@@ -1,15 +1,19 @@
 // First restore, put and merge of the store set against the stock tools that
 // do the same work on the same bytes, in the same run:
 //
-//   single:     `cachescope-cli store get` of one unmerged entry of P x 1 MiB
-//               parts (stream + merge, until the process exits = merged)
-//               vs `zstd -3 -T2 FILE` and `cat PARTS > OUT`;
+//   single:     `cachescope-cli store get --wait` of one unmerged entry of
+//               P x 1 MiB parts (stream + merge, until the process exits =
+//               merged) and `store get` without --wait (it returns at
+//               delivery; "merged" is when the merge behind it let go of
+//               merges.lock), vs `zstd -3 -T2 FILE` and `cat PARTS > OUT`;
 //   concurrent: N unmerged entries of 96 x 1 MiB parts restored at once by
 //               one process (a thread each, like a cache server) vs
 //               `zstd -3 -T2` of the N files and N concurrent `cat`s;
-//   put:        `cachescope-cli store put` of the file (read once into the
-//               pack, no parts: Store::putMerged) and
-//               `store merge` of an entry put with --no-merge, vs `zstd -3 -T2`;
+//   put:        `cachescope-cli store put --wait` of the file (read once into
+//               the pack, no parts: Store::putMerged), `store put` (returns
+//               once the parts are committed, merges behind: "merged" as
+//               above) and `store merge` of an entry put with --no-merge, vs
+//               `zstd -3 -T2`;
 //   warm:       `store get` of the merged entry (and `store get --verify`)
 //               into a new file vs `zstd -d FILE.zst -o OUT` of the same
 //               bytes compressed by `zstd -3` (a new file each run too).
@@ -35,15 +39,21 @@
 //   bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half|words|words-half]
 //               [--only single,concurrent,put,warm] [--priority normal|fifo]
 #include "core/jobs/Job.h"
+#include "core/pack/FileLock.h"
 #include "core/store/Store.h"
+#include "core/store/StoreLayout.h"
 #include "core/util/Error.h"
 #include "BenchOptions.h"
 #include "ChildRun.h"
 #include "Sha256Check.h"
 
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -124,14 +134,40 @@ private:
     uint64_t block_ = 0;
 };
 
-using Run = bench::ChildRun;
+struct Run : bench::ChildRun {
+    double merged = -1;   // a command that merges behind it: when that merge ended (s from the spawn)
+};
 
 // Spawns argv (stdout to outPath or /dev/null) and waits; while it runs,
 // polls for the paths in watch to exist; complete = when the last appeared.
+// With behindStore: after the exit, waits (polling every millisecond) until
+// no process holds that store's merges.lock; merged = then. This program is
+// a child subreaper (main), so the process the command left merging behind
+// it is reparented here and reaped: cpu then adds its time (delivery and
+// merge: the command's whole work, comparable with --wait) and peak RSS is
+// the larger of the two.
 Run spawnAndWait(const std::vector<std::string>& argv, const std::string& outPath = {},
-                 const std::vector<std::string>& watch = {})
+                 const std::vector<std::string>& watch = {}, const std::string& behindStore = {})
 {
-    return bench::runChild(argv, {.stdoutPath = outPath, .fifo = fifoPriority, .watch = watch});
+    const auto t0 = std::chrono::steady_clock::now();
+    Run r;
+    static_cast<bench::ChildRun&>(r) = bench::runChild(argv, {.stdoutPath = outPath, .fifo = fifoPriority, .watch = watch});
+    if (behindStore.empty())
+        return r;
+    const std::string lease = behindStore + "/" + cs::store::StoreLayout::kMergesLock;
+    while (!cs::FileLock::tryLock(lease, cs::FileLock::Exclusive).held())
+        ::usleep(1000);
+    r.merged = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    struct rusage behind {};
+    int status = 0;
+    for (pid_t w; (w = ::wait4(-1, &status, 0, &behind)) > 0 || (w < 0 && errno == EINTR);) {
+        if (w < 0)
+            continue;
+        r.cpu += double(behind.ru_utime.tv_sec + behind.ru_stime.tv_sec)
+                 + double(behind.ru_utime.tv_usec + behind.ru_stime.tv_usec) / 1e6;
+        r.rssMiB = std::max(r.rssMiB, double(behind.ru_maxrss) / 1024.0);
+    }
+    return r;
 }
 
 // Writes `parts` MiB of data to path (when not empty) and, when store is
@@ -190,18 +226,22 @@ struct Series {
     }
     void print(double mb, const std::string& reference) const
     {
-        std::printf("  %-44s %8s %8s %9s %9s %9s %8s\n", "", "wall s", "cpu s", "MB/s", "complete", "peak RSS", "ratio");
+        std::printf("  %-50s %8s %8s %9s %9s %9s %9s %8s\n", "", "wall s", "cpu s", "MB/s", "complete", "merged",
+                    "peak RSS", "ratio");
         const double ref = med(reference, &Run::wall);
         for (const auto& name : order) {
-            const double w = med(name, &Run::wall), c = med(name, &Run::complete);
-            char complete[32] = "";
+            const double w = med(name, &Run::wall), c = med(name, &Run::complete), m = med(name, &Run::merged);
+            char complete[32] = "", merged[32] = "";
             if (c >= 0)
                 std::snprintf(complete, sizeof complete, "%.2f s", c);
-            std::printf("  %-44s %8.2f %8.2f %9.0f %9s %8.1fM %7.2fx\n", name.c_str(), w, med(name, &Run::cpu), mb / w,
-                        complete, med(name, &Run::rssMiB), ref / w);
+            if (m >= 0)
+                std::snprintf(merged, sizeof merged, "%.2f s", m);
+            std::printf("  %-50s %8.2f %8.2f %9.0f %9s %9s %8.1fM %7.2fx\n", name.c_str(), w, med(name, &Run::cpu),
+                        mb / w, complete, merged, med(name, &Run::rssMiB), ref / w);
         }
-        std::printf("  (ratio = %s wall / this wall: >= 1 is as fast or faster; medians of %zu)\n", reference.c_str(),
-                    runs.begin()->second.size());
+        std::printf("  (ratio = %s wall / this wall: >= 1 is as fast or faster; wall = until the command returned; "
+                    "medians of %zu)\n",
+                    reference.c_str(), runs.begin()->second.size());
         std::fflush(stdout);
     }
 };
@@ -236,7 +276,7 @@ void single(const std::string& base, size_t mib, int reps, bool half)
             fs::remove(out + ".zst");
         };
         auto runOurs = [&] {
-            s.add("store get (first restore: stream + merge)",
+            s.add("store get --wait (first restore: stream + merge)",
                   spawnAndWait({cli, "store", "get", "--wait", storeDir, "single", out}, {}, {out}));
             checkSame(digest, out, "first restore");
             fs::remove(out);
@@ -248,6 +288,22 @@ void single(const std::string& base, size_t mib, int reps, bool half)
             runZstd();
             runOurs();
         }
+        // The same first restore returning at delivery: a fresh unmerged
+        // entry (the one above is merged now), its parts warmed by a cat as
+        // for the first.
+        fs::remove_all(storeDir);
+        {
+            auto store = Store::init(storeDir);
+            id = makeEntry(store.get(), "single", {}, mib, 1, half);
+        }
+        std::vector<std::string> warmArgs = {"/bin/cat"};
+        for (const auto& p : partPaths(storeDir, id, mib))
+            warmArgs.push_back(p);
+        spawnAndWait(warmArgs);
+        s.add("store get (returns at delivery, merge behind)",
+              spawnAndWait({cli, "store", "get", storeDir, "single", out}, {}, {out}, storeDir));
+        checkSame(digest, out, "first restore returning at delivery");
+        fs::remove(out);
     }
     std::printf("\nsingle entry, %zu x 1 MiB parts (%s), load average %s\n", mib, dataName(half),
                 bench::loadAverage().c_str());
@@ -275,8 +331,16 @@ void put(const std::string& base, size_t mib, int reps, bool half)
         auto runPut = [&] {
             fs::remove_all(storeDir);
             Store::init(storeDir);
-            s.add("store put FILE (one pass, no parts)", spawnAndWait({cli, "store", "put", "--wait", storeDir, "k", raw}));
+            s.add("store put --wait FILE (one pass, no parts)",
+                  spawnAndWait({cli, "store", "put", "--wait", storeDir, "k", raw}));
             checkStored("store get after store put");
+        };
+        auto runPutBehind = [&] {
+            fs::remove_all(storeDir);
+            Store::init(storeDir);
+            s.add("store put FILE (returns at commit, merge behind)",
+                  spawnAndWait({cli, "store", "put", storeDir, "k", raw}, {}, {}, storeDir));
+            checkStored("store get after store put (merged behind)");
         };
         auto runMerge = [&] {
             fs::remove_all(storeDir);
@@ -289,9 +353,9 @@ void put(const std::string& base, size_t mib, int reps, bool half)
             s.add("store merge (of an unmerged entry)", spawnAndWait({cli, "store", "merge", storeDir, "k"}));
             checkStored("store get after store merge");
         };
-        const std::vector<std::function<void()>> fns = {runZstd, runPut, runMerge};
-        for (int i = 0; i < 3; ++i)
-            fns[size_t((i + rep) % 3)]();
+        const std::vector<std::function<void()>> fns = {runZstd, runPut, runPutBehind, runMerge};
+        for (size_t i = 0; i < fns.size(); ++i)
+            fns[(i + size_t(rep)) % fns.size()]();
     }
     fs::remove_all(storeDir);
     std::printf("\nput and merge of one %zu MiB file (%s), load average %s\n", mib, dataName(half),
@@ -452,6 +516,9 @@ void concurrent(const std::string& base, int n, int reps, bool half)
 int main(int argc, char** argv)
 {
     selfPath = fs::canonical("/proc/self/exe").string();
+    // A command that merges behind it leaves a process that ends after it:
+    // reparented here, so its resources are measured (spawnAndWait).
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (argc == 5 && std::string(argv[1]) == "--child")
         return concurrentChild(argv[2], argv[3], argv[4]);
     std::string base = "/dev/shm/cachescope-bench-merge-" + std::to_string(::getpid());
