@@ -377,7 +377,7 @@ private slots:
         Op op{QStringLiteral("merge"), templ_,
               {QStringLiteral("store"), QStringLiteral("merge"), QStringLiteral("%S"), QStringLiteral("--all")},
               QStringLiteral("CACHESCOPE_STORE_KILL_AT"),
-              {QStringLiteral("merge remove"), QStringLiteral("part removed")},
+              {QStringLiteral("merge appended"), QStringLiteral("merge remove"), QStringLiteral("part removed")},
               entries_,
               {}};
         exercise(op);
