@@ -325,9 +325,11 @@ private slots:
         QVERIFY(storetest::sql(db, "DROP TABLE entries_generation; DROP TRIGGER entries_generation_insert; "
                                    "DROP TRIGGER entries_generation_delete; DROP TRIGGER entries_generation_update; "
                                    "DROP TRIGGER entries_generation_access; ALTER TABLE parts DROP COLUMN crc32c; "
-                                   // schema 5's repo and origin go too, so every later migration runs
+                                   // schema 5's repo and origin and schema 6's merge_error go too, so
+                                   // every later migration runs
                                    "DROP INDEX entries_origin; DROP INDEX entries_committed_unique; "
                                    "ALTER TABLE entries DROP COLUMN origin; ALTER TABLE entries DROP COLUMN repo; "
+                                   "ALTER TABLE entries DROP COLUMN merge_error; "
                                    "CREATE UNIQUE INDEX entries_committed_unique ON entries(key, version, scope) "
                                    "WHERE state <> 'uploading'; "
                                    "UPDATE meta SET value='1' WHERE key='schema_version'"));
