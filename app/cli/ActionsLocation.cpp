@@ -8,7 +8,9 @@ LocationOptions addLocationOptions(CLI::App* c, std::string& db, std::string& st
     LocationOptions o;
     o.db = c->add_option("--db", db,
                          "The server's SQLite file (default DATA_DIR/sqlite.db), or its PostgreSQL database "
-                         "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass)")
+                         "(postgres://USER@HOST:PORT/DB; the password from PGPASSWORD or ~/.pgpass), or its "
+                         "MySQL/MariaDB database (mysql://USER@HOST:PORT/DB or "
+                         "mysql://USER@localhost/DB?socket=PATH; the password from MYSQL_PWD)")
                ->type_name("PATH|URL");
     o.storage = c->add_option("--storage", storage,
                               "The storage folder (default DATA_DIR/storage/filesystem, else DATA_DIR/storage), "

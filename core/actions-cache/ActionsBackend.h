@@ -1,6 +1,6 @@
 // The two halves of a github-actions-cache-server deployment, as interfaces,
 // so ActionsCache (listing, verify, merge, evict, import) works the same on
-// every backend: the server's catalog (SQLite here; PostgreSQL plugs in) and
+// every backend: the server's catalog (SQLite here; PostgreSQL and MySQL plug in) and
 // its storage (a local folder here; S3 plugs in).
 //
 // Rows are the server's own, schema v9.4.7 (lib/migrations.ts $0..$3):
@@ -39,11 +39,11 @@ class Job;
 namespace cs::actions {
 
 // Secrets a user typed in (the GUI's Open Cache Server dialog). Empty ones
-// come from the environment (PGPASSWORD or ~/.pgpass, AWS_ACCESS_KEY_ID,
-// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN). Held in memory only: never
-// written to settings, recent files, logs or messages.
+// come from the environment (PGPASSWORD or ~/.pgpass, MYSQL_PWD,
+// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN). Held in
+// memory only: never written to settings, recent files, logs or messages.
 struct RemoteCredentials {
-    std::string pgPassword;
+    std::string dbPassword;   // the database's (PostgreSQL or MySQL)
     std::string accessKeyId, secretAccessKey, sessionToken;
 };
 
@@ -134,13 +134,15 @@ public:
     // each: on SQLite the other processes of this host holding the database
     // or its journal open (/proc/*/fd: "process 4242 (node) has
     // /srv/.data/sqlite.db open"); on PostgreSQL the other sessions on the
-    // database (pg_stat_activity: "session 811 from 10.0.0.5 (app 'cache')").
-    // Ours are never listed. Reads only.
+    // database (pg_stat_activity: "session 811 from 10.0.0.5 (app 'cache')"),
+    // on MySQL likewise (information_schema.PROCESSLIST: "session 12 from
+    // 10.0.0.5:40312 (user 'cache'), Sleep"). Ours are never listed. Reads only.
     virtual std::vector<std::string> otherUsers() = 0;
     // A cheap read-only stamp that differs once another process has changed
     // the catalog (SQLite: size and mtime of the database and its journal
     // files, PRAGMA data_version; PostgreSQL: row counts, the newest row
-    // times and the tables' change counters). For a view that follows the
+    // times and the tables' change counters; MySQL: the same counts and
+    // times and the tables' UPDATE_TIME). For a view that follows the
     // server by polling; never writes.
     virtual std::string changeStamp() = 0;
 

@@ -86,7 +86,7 @@ DataDirPaths resolveDataDir(const std::string& dataDir, const std::optional<std:
         const std::string nested = dir + "/storage/filesystem";
         p.storageDir = fs::is_directory(nested, ec) ? nested : dir + "/storage";
     }
-    if (!isPostgresLocation(p.dbPath) && !fs::exists(fs::symlink_status(p.dbPath, ec)))
+    if (!isPostgresLocation(p.dbPath) && !isMysqlLocation(p.dbPath) && !fs::exists(fs::symlink_status(p.dbPath, ec)))
         fail(p.dbPath, "no such database (the server keeps it at DB_SQLITE_PATH, .data/sqlite.db by default; "
                        "name it with --db)");
     if (!isS3Location(p.storageDir) && !fs::is_directory(p.storageDir, ec))

@@ -38,10 +38,11 @@ namespace cs::actions {
 // folders directly in it. DATA_DIR may also be the sqlite.db file itself.
 // db/storage override each half. Throws when a path is missing.
 // The halves may also be the server's other drivers: db a PostgreSQL URL
-// (postgres://USER@HOST:PORT/DB) and storage an S3 location
+// (postgres://USER@HOST:PORT/DB) or a MySQL one (mysql://USER@HOST:PORT/DB)
+// and storage an S3 location
 // (s3://BUCKET[/ROOT]); DATA_DIR is then not needed (core/actions-cache/RemoteBackends.h).
 struct DataDirPaths {
-    std::string dbPath;           // SQLite file, or a PostgreSQL URL / conninfo
+    std::string dbPath;           // SQLite file, or a PostgreSQL URL / conninfo, or a MySQL URL
     std::string storageDir;       // storage folder, or s3://BUCKET[/ROOT]
     std::string endpoint;         // S3 endpoint URL (else AWS_ENDPOINT_URL, else AWS's)
     std::string region;           // S3 region (else AWS_REGION)
@@ -128,7 +129,7 @@ struct Finding {
 //   ProcessHoldsDatabase  another process of this host has sqlite.db (or its
 //                         journal) open: the server keeps it open while it runs
 //   ProcessHoldsStorage   another process has something below the storage open
-//   DatabaseSessions      PostgreSQL: other sessions on the database
+//   DatabaseSessions      PostgreSQL, MySQL: other sessions on the database
 //   ServerAnswers         --server URL: something answers there
 //   RecentRows            an upload created or given a part, a merge started
 //                         or finished, an entry written or downloaded within

@@ -375,7 +375,9 @@ std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writab
                                               const RemoteCredentials& credentials)
 {
     if (isPostgresLocation(db))
-        return openPostgresCatalog(db, writable, credentials.pgPassword);
+        return openPostgresCatalog(db, writable, credentials.dbPassword);
+    if (isMysqlLocation(db))
+        return openMysqlCatalog(db, writable, credentials.dbPassword);
     return openSqliteCatalog(db, writable);
 }
 

@@ -1,5 +1,6 @@
-// The server's other deployment: catalog in PostgreSQL (DB_DRIVER=postgres)
-// and storage in an S3-compatible bucket (STORAGE_DRIVER=s3), behind the
+// The server's other deployments: catalog in PostgreSQL (DB_DRIVER=postgres)
+// or MySQL/MariaDB (DB_DRIVER=mysql) and storage in an S3-compatible bucket
+// (STORAGE_DRIVER=s3), behind the
 // same ActionsCatalog/ActionsStorage interfaces as the SQLite + filesystem
 // data dir, and a chooser that opens whichever a location names.
 #pragma once
@@ -27,11 +28,20 @@ constexpr const char* kServerKeyPrefix = "gh-actions-cache";
 // password (typed in) overrides the URL's, PGPASSWORD and ~/.pgpass when set.
 std::unique_ptr<ActionsCatalog> openPostgresCatalog(const std::string& conninfo, bool writable,
                                                     const std::string& password = {});
+// url: mysql://USER@HOST[:PORT]/DB or mysql://USER@localhost/DB?socket=PATH
+// (core/remote/MysqlConnection.h), password from MYSQL_PWD unless typed in
+// (password); a URL with a password is refused. Reads run on READ ONLY
+// sessions in READ ONLY transactions; writes need writable. Throws naming
+// the database (never the password) when it cannot connect or the tables
+// are not the v9 shape.
+std::unique_ptr<ActionsCatalog> openMysqlCatalog(const std::string& url, bool writable,
+                                                 const std::string& password = {});
 // config.prefix replaces the server's "gh-actions-cache" root when set. The
 // bucket check it makes (one listing) can be cancelled through job.
 std::unique_ptr<ActionsStorage> openS3Storage(const remote::S3Config& config, Job* job = nullptr);
 
 bool isPostgresLocation(const std::string& db);   // postgres:// or postgresql:// or "host=... dbname=..."
+bool isMysqlLocation(const std::string& db);      // mysql:// or mariadb://
 bool isS3Location(const std::string& storage);    // s3://
 
 struct RemoteOptions {
@@ -40,7 +50,7 @@ struct RemoteOptions {
     RemoteCredentials credentials;   // typed-in secrets; empty ones from the environment
 };
 
-// Opens the catalog and storage a user named: PostgreSQL or SQLite, S3 or a
+// Opens the catalog and storage a user named: PostgreSQL, MySQL or SQLite, S3 or a
 // folder, in any combination the server supports.
 std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writable,
                                               const RemoteCredentials& credentials = {});

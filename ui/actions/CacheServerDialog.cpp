@@ -183,7 +183,7 @@ void CacheServerDialog::startOpening()
     paths.storageDir = storage.toStdString();
     paths.endpoint = endpoint_->text().trimmed().toStdString();
     paths.region = region_->text().trimmed().toStdString();
-    paths.credentials.pgPassword = dbPassword_->text().toStdString();
+    paths.credentials.dbPassword = dbPassword_->text().toStdString();
     paths.credentials.accessKeyId = accessKeyId_->text().trimmed().toStdString();
     paths.credentials.secretAccessKey = secretKey_->text().toStdString();
     paths.credentials.sessionToken = sessionToken_->text().toStdString();

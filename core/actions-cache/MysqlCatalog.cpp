@@ -1,0 +1,381 @@
+// ActionsCatalog over the server's MySQL/MariaDB database (DB_DRIVER=mysql).
+// kysely creates the v9 tables there with varchar(36) ids, varchar(512)
+// keys and varchar(255) versions, scopes and repo ids, in the database's
+// default character set and collation; identifiers are backquoted (`key` is
+// a reserved word). As on PostgreSQL a connection is opened per call and
+// closed after it: reads run on a READ ONLY session in one READ ONLY
+// transaction, and nothing is held between calls.
+//
+// Orders follow the columns' collation (as PostgreSQL's follow the
+// database's): the index idx_cache_entries_key_version is in it, so a page
+// by key is a range scan of that index from the cursor (InnoDB appends the
+// primary key `id` to every secondary index, so (key, version, id) is the
+// index order). The cursor conditions are written out, not as row
+// comparisons, so MariaDB's and MySQL's range optimizers both seek on them.
+#include "core/actions-cache/RemoteBackends.h"
+
+#include "core/remote/MysqlConnection.h"
+#include "core/util/Error.h"
+
+namespace cs::actions {
+
+namespace {
+
+using remote::MysqlConnection;
+using remote::MysqlParams;
+using remote::MysqlResult;
+using remote::MysqlTransaction;
+using remote::MysqlValue;
+
+const char* const kLocationColumns =
+    "l.`id`, l.`folderName`, l.`partCount`, l.`mergeStartedAt`, l.`mergedAt`, l.`partsDeletedAt`, l.`lastDownloadedAt`";
+
+LocationRow locationAt(const MysqlResult& r, int row, int c)
+{
+    LocationRow l;
+    l.id = r.text(row, c);
+    l.folderName = r.text(row, c + 1);
+    l.partCount = r.i64(row, c + 2);
+    l.mergeStartedAtMs = r.optI64(row, c + 3);
+    l.mergedAtMs = r.optI64(row, c + 4);
+    l.partsDeletedAtMs = r.optI64(row, c + 5);
+    l.lastDownloadedAtMs = r.optI64(row, c + 6);
+    return l;
+}
+
+std::vector<LocationRow> locationRows(const MysqlResult& r)
+{
+    std::vector<LocationRow> out;
+    out.reserve(size_t(r.rows()));
+    for (int i = 0; i < r.rows(); ++i)
+        out.push_back(locationAt(r, i, 0));
+    return out;
+}
+
+std::string entrySelect(const std::string& from)
+{
+    return "SELECT e.`id`, e.`key`, e.`version`, e.`scope`, e.`repoId`, e.`updatedAt`, e.`locationId`, " +
+           std::string(kLocationColumns) + " FROM " + from + " e LEFT JOIN storage_locations l ON l.`id` = e.`locationId`";
+}
+
+std::vector<EntryRow> entryRows(const MysqlResult& r)
+{
+    std::vector<EntryRow> out;
+    out.reserve(size_t(r.rows()));
+    for (int i = 0; i < r.rows(); ++i) {
+        EntryRow e;
+        e.id = r.text(i, 0);
+        e.key = r.text(i, 1);
+        e.version = r.text(i, 2);
+        e.scope = r.text(i, 3);
+        e.repoId = r.text(i, 4);
+        e.updatedAtMs = r.i64(i, 5);
+        e.locationId = r.text(i, 6);
+        if (!r.isNull(i, 7))
+            e.location = locationAt(r, i, 7);
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+// The key's UTF-8 bytes with A-Z folded to a-z and nothing else: LOWER()
+// and LIKE would fold by the column's collation (other letters, accents,
+// and not at all under a _bin collation); the key filter means the same
+// bytes on every catalog. REPLACE on a binary string compares bytes.
+std::string keyFolded()
+{
+    std::string s = "CAST(CONVERT(e.`key` USING utf8mb4) AS BINARY)";
+    for (char c = 'A'; c <= 'Z'; ++c)
+        s = "REPLACE(" + s + ", '" + c + "', '" + char(c - 'A' + 'a') + "')";
+    return s;
+}
+
+// ` AND LOCATE(needle, folded key) > 0`, the needle as bytes.
+std::string keyFilter(MysqlParams& params, const std::string& keyContains)
+{
+    params.push_back(MysqlValue::of(asciiLower(keyContains)));
+    return " AND LOCATE(CAST(? AS BINARY), " + keyFolded() + ") > 0";
+}
+
+const struct {
+    const char* table;
+    const char* columns;
+} kShapes[] = {
+    {"storage_locations", "`id`, `folderName`, `partCount`, `mergeStartedAt`, `mergedAt`, `partsDeletedAt`, `lastDownloadedAt`"},
+    {"cache_entries", "`id`, `key`, `version`, `scope`, `repoId`, `updatedAt`, `locationId`"},
+    {"uploads", "`id`, `key`, `version`, `scope`, `repoId`, `createdAt`, `lastPartUploadedAt`, `folderName`, "
+                "`startedPartUploadCount`, `finishedPartUploadCount`"},
+};
+
+class MysqlCatalog final : public ActionsCatalog {
+public:
+    MysqlCatalog(const std::string& url, bool writable, std::string password)
+        : target_(remote::parseMysqlUrl(url)), password_(std::move(password)), writable_(writable)
+    {
+        describe_ = target_.describe();
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        // The v9 shape: a select of every column we read fails on another shape.
+        for (const auto& s : kShapes) {
+            try {
+                c->exec(std::string("SELECT ") + s.columns + " FROM " + s.table + " LIMIT 0");
+            } catch (const Error& e) {
+                throw Error(describe_ + ": table '" + s.table +
+                            "' is missing or not the github-actions-cache-server v9 shape (cachescope reads schema "
+                            "v9.4.7): " + e.what());
+            }
+        }
+    }
+
+    std::string describe() const override { return describe_; }
+    bool readOnly() const override { return !writable_; }
+
+    std::vector<EntryRow> entries() override
+    {
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        return entryRows(c->exec(entrySelect("cache_entries") + " ORDER BY e.`updatedAt` DESC, e.`id`"));
+    }
+
+    std::vector<EntryRow> entriesPage(const EntryQuery& query, const std::optional<EntryCursor>& after,
+                                      size_t limit) override
+    {
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        const bool byKey = query.order == EntryOrder::KeyAscending || query.order == EntryOrder::KeyDescending;
+        const bool descending = query.order == EntryOrder::KeyDescending || query.order == EntryOrder::UpdatedNewest;
+        MysqlParams params;
+        std::string sql = "SELECT * FROM cache_entries e WHERE TRUE";
+        if (after) {
+            const std::string op = descending ? " < " : " > ";
+            const std::string opOrEqual = descending ? " <= " : " >= ";
+            if (byKey) {
+                // key >= k AND (key > k OR version > v OR (version = v AND id > i))
+                sql += " AND e.`key`" + opOrEqual + "? AND (e.`key`" + op + "? OR e.`version`" + op +
+                       "? OR (e.`version` = ? AND e.`id`" + op + "?))";
+                for (const std::string* v : {&after->key, &after->key, &after->version, &after->version, &after->id})
+                    params.push_back(MysqlValue::of(*v));
+            } else {
+                sql += " AND (e.`updatedAt`" + op + "? OR (e.`updatedAt` = ? AND e.`id`" + op + "?))";
+                params.push_back(MysqlValue::of(after->updatedAtMs));
+                params.push_back(MysqlValue::of(after->updatedAtMs));
+                params.push_back(MysqlValue::of(after->id));
+            }
+        }
+        if (!query.keyContains.empty())
+            sql += keyFilter(params, query.keyContains);
+        const char* dir = descending ? " DESC" : "";
+        const std::string orderBy = byKey ? std::string(" ORDER BY e.`key`") + dir + ", e.`version`" + dir + ", e.`id`" + dir
+                                          : std::string(" ORDER BY e.`updatedAt`") + dir + ", e.`id`" + dir;
+        sql += orderBy + " LIMIT ?";
+        params.push_back(MysqlValue::of(int64_t(limit)));
+        // The page's rows picked from cache_entries alone, then joined to
+        // their locations (the derived table's LIMIT keeps it from merging).
+        return entryRows(c->exec(entrySelect("(" + sql + ")") + orderBy, params));
+    }
+
+    uint64_t entryCount(const std::string& keyContains) override
+    {
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        if (keyContains.empty())
+            return uint64_t(c->exec("SELECT count(*) FROM cache_entries").i64(0, 0));
+        MysqlParams params;
+        const std::string filter = keyFilter(params, keyContains);
+        return uint64_t(c->exec("SELECT count(*) FROM cache_entries e WHERE TRUE" + filter, params).i64(0, 0));
+    }
+
+    std::vector<LocationRow> locationsWithoutEntry() override
+    {
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        return locationRows(c->exec(std::string("SELECT ") + kLocationColumns +
+                                    " FROM storage_locations l WHERE NOT EXISTS"
+                                    " (SELECT 1 FROM cache_entries e WHERE e.`locationId` = l.`id`) ORDER BY l.`id`"));
+    }
+
+    std::vector<LocationRow> locations() override
+    {
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        return locationRows(c->exec(std::string("SELECT ") + kLocationColumns + " FROM storage_locations l ORDER BY l.`id`"));
+    }
+
+    std::vector<UploadRow> uploads() override
+    {
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        const MysqlResult r = c->exec(
+            "SELECT `id`, `key`, `version`, `scope`, `repoId`, `createdAt`, `lastPartUploadedAt`, `folderName`, "
+            "`startedPartUploadCount`, `finishedPartUploadCount` FROM uploads ORDER BY `createdAt`, `id`");
+        std::vector<UploadRow> out;
+        for (int i = 0; i < r.rows(); ++i) {
+            UploadRow u;
+            u.id = r.i64(i, 0);
+            u.key = r.text(i, 1);
+            u.version = r.text(i, 2);
+            u.scope = r.text(i, 3);
+            u.repoId = r.text(i, 4);
+            u.createdAtMs = r.i64(i, 5);
+            u.lastPartUploadedAtMs = r.optI64(i, 6);
+            u.folderName = r.text(i, 7);
+            u.startedPartUploadCount = r.i64(i, 8);
+            u.finishedPartUploadCount = r.i64(i, 9);
+            out.push_back(std::move(u));
+        }
+        return out;
+    }
+
+    std::vector<std::string> otherUsers() override
+    {
+        // The server's mysql2 pool keeps sessions on the database while it
+        // runs; an idle one (Sleep) is still a running server. Ours is
+        // excluded, and so are other cachescope sessions where the server
+        // records connection attributes (performance_schema on: MySQL's
+        // default, MariaDB's when enabled); without them a cachescope read
+        // running at that instant counts too. PROCESSLIST shows the sessions
+        // of this user, every session with the PROCESS privilege.
+        auto c = connect();
+        const std::string base =
+            "SELECT p.`ID`, p.`HOST`, p.`USER`, p.`COMMAND` FROM information_schema.PROCESSLIST p "
+            "WHERE p.`DB` = DATABASE() AND p.`ID` <> CONNECTION_ID()";
+        MysqlResult r;
+        try {
+            r = c->exec(base + " AND NOT EXISTS (SELECT 1 FROM performance_schema.session_connect_attrs a "
+                               "WHERE a.`PROCESSLIST_ID` = p.`ID` AND a.`ATTR_NAME` = 'program_name' "
+                               "AND a.`ATTR_VALUE` LIKE 'cachescope%') ORDER BY p.`ID`");
+        } catch (const Error&) {
+            r = c->exec(base + " ORDER BY p.`ID`");   // no access to performance_schema
+        }
+        std::vector<std::string> out;
+        for (int i = 0; i < r.rows(); ++i) {
+            const std::string host = r.text(i, 1);
+            out.push_back("session " + r.text(i, 0) + " from " + (host.empty() ? "the local socket" : host) +
+                          " (user '" + r.text(i, 2) + "'), " + r.text(i, 3));
+        }
+        return out;
+    }
+
+    std::string changeStamp() override
+    {
+        // Counts and newest times answer at once; the tables' UPDATE_TIME
+        // (InnoDB keeps it in memory, to the second) catches what leaves
+        // both alone.
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        const MysqlResult r = c->exec(
+            "SELECT (SELECT count(*) FROM cache_entries), (SELECT count(*) FROM storage_locations), "
+            "(SELECT count(*) FROM uploads), COALESCE((SELECT max(`updatedAt`) FROM cache_entries), '-'), "
+            "COALESCE((SELECT max(GREATEST(COALESCE(`mergeStartedAt`, 0), COALESCE(`mergedAt`, 0), "
+            "COALESCE(`partsDeletedAt`, 0), COALESCE(`lastDownloadedAt`, 0))) FROM storage_locations), '-'), "
+            "COALESCE((SELECT sum(`finishedPartUploadCount`) FROM uploads), '-'), "
+            "COALESCE((SELECT GROUP_CONCAT(COALESCE(`UPDATE_TIME`, '-') ORDER BY `TABLE_NAME`) FROM "
+            "information_schema.TABLES WHERE `TABLE_SCHEMA` = DATABASE() "
+            "AND `TABLE_NAME` IN ('cache_entries', 'storage_locations', 'uploads')), '-')");
+        std::string stamp;
+        for (int col = 0; col < r.columns(); ++col)
+            stamp += r.text(0, col) + "|";
+        return stamp;
+    }
+
+    bool setMergeStarted(const LocationRow& seen, std::optional<int64_t> ms) override
+    {
+        return update("mergeStartedAt", seen, ms);
+    }
+    bool setMerged(const LocationRow& seen, int64_t ms) override { return update("mergedAt", seen, ms); }
+    bool setPartsDeleted(const LocationRow& seen, int64_t ms) override { return update("partsDeletedAt", seen, ms); }
+
+    bool deleteLocation(const std::string& locationId, const std::optional<LocationRow>& seen) override
+    {
+        auto c = connectForWrite();
+        MysqlTransaction tx(*c, MysqlTransaction::ReadWrite);
+        // The location first, tested in its own DELETE (the row lock it takes
+        // holds off the server's UPDATEs until we commit); then its entries
+        // (the migration's inline REFERENCES .. ON DELETE CASCADE is a real
+        // foreign key on MariaDB 10.5+, but MySQL ignores inline references).
+        if (seen) {
+            MysqlParams params{MysqlValue::of(locationId)};
+            const MysqlResult r = c->exec("DELETE FROM storage_locations WHERE `id` = ?" + seenCondition(params, *seen, true),
+                                          params);
+            if (r.affected() != 1)
+                return false;
+        } else if (c->exec("SELECT 1 FROM storage_locations WHERE `id` = ? FOR UPDATE", {MysqlValue::of(locationId)})
+                       .rows() != 0) {
+            // (InnoDB's FOR UPDATE on a missing row locks the gap: no
+            // location of that id appears until we commit.)
+            return false;
+        }
+        c->exec("DELETE FROM cache_entries WHERE `locationId` = ?", {MysqlValue::of(locationId)});
+        tx.commit();
+        return true;
+    }
+
+    bool deleteUpload(const UploadRow& seen) override
+    {
+        auto c = connectForWrite();
+        MysqlTransaction tx(*c, MysqlTransaction::ReadWrite);
+        const MysqlResult r = c->exec(
+            "DELETE FROM uploads WHERE `id` = ? AND `lastPartUploadedAt` <=> ? "
+            "AND `startedPartUploadCount` = ? AND `finishedPartUploadCount` = ?",
+            {MysqlValue::of(seen.id), MysqlValue::of(seen.lastPartUploadedAtMs), MysqlValue::of(seen.startedPartUploadCount),
+             MysqlValue::of(seen.finishedPartUploadCount)});
+        tx.commit();
+        return r.affected() == 1;
+    }
+
+private:
+    std::unique_ptr<MysqlConnection> connect() const
+    {
+        return MysqlConnection::connect(target_, writable_ ? MysqlConnection::ReadWriteSession
+                                                           : MysqlConnection::ReadOnlySession,
+                                        password_);
+    }
+    std::unique_ptr<MysqlConnection> connectForWrite() const
+    {
+        if (!writable_)
+            fail(describe_, "opened read-only: writing needs --write (or the GUI's confirmation)");
+        return connect();
+    }
+    // The merge columns as the plan saw them (<=> compares NULL as a
+    // value), and lastDownloadedAt for a delete.
+    static std::string seenCondition(MysqlParams& params, const LocationRow& seen, bool withDownload)
+    {
+        params.push_back(MysqlValue::of(seen.mergeStartedAtMs));
+        params.push_back(MysqlValue::of(seen.mergedAtMs));
+        params.push_back(MysqlValue::of(seen.partsDeletedAtMs));
+        std::string sql = " AND `mergeStartedAt` <=> ? AND `mergedAt` <=> ? AND `partsDeletedAt` <=> ?";
+        if (withDownload) {
+            params.push_back(MysqlValue::of(seen.lastDownloadedAtMs));
+            sql += " AND `lastDownloadedAt` <=> ?";
+        }
+        return sql;
+    }
+
+    bool update(const char* column, const LocationRow& seen, std::optional<int64_t> ms)
+    {
+        auto c = connectForWrite();
+        MysqlTransaction tx(*c, MysqlTransaction::ReadWrite);
+        MysqlParams params{MysqlValue::of(ms), MysqlValue::of(seen.id)};
+        const std::string sql = std::string("UPDATE storage_locations SET `") + column + "` = ? WHERE `id` = ?" +
+                                seenCondition(params, seen, false);
+        const MysqlResult r = c->exec(sql, params);
+        tx.commit();
+        return r.affected() == 1;
+    }
+
+    remote::MysqlTarget target_;
+    std::string password_;   // typed in; never in a message
+    std::string describe_;
+    bool writable_ = false;
+};
+
+} // namespace
+
+std::unique_ptr<ActionsCatalog> openMysqlCatalog(const std::string& url, bool writable, const std::string& password)
+{
+    return std::make_unique<MysqlCatalog>(url, writable, password);
+}
+
+bool isMysqlLocation(const std::string& db) { return db.rfind("mysql://", 0) == 0 || db.rfind("mariadb://", 0) == 0; }
+
+} // namespace cs::actions
