@@ -8,10 +8,10 @@
 //
 // Orders follow the columns' collation (as PostgreSQL's follow the
 // database's): the index idx_cache_entries_key_version is in it, so a page
-// by key is a range scan of that index from the cursor (InnoDB appends the
-// primary key `id` to every secondary index, so (key, version, id) is the
-// index order). The cursor conditions are written out, not as row
-// comparisons, so MariaDB's and MySQL's range optimizers both seek on them.
+// by key is a range scan of that index from the cursor to a bound found in
+// it (entriesPage says why the bound). The cursor conditions are written
+// out, not as row comparisons, so MariaDB's and MySQL's range optimizers
+// both seek on them.
 #include "core/actions-cache/RemoteBackends.h"
 
 #include "core/remote/MysqlConnection.h"
@@ -78,6 +78,12 @@ std::vector<EntryRow> entryRows(const MysqlResult& r)
     return out;
 }
 
+MysqlParams withParam(MysqlParams params, MysqlValue value)
+{
+    params.push_back(std::move(value));
+    return params;
+}
+
 // The key's UTF-8 bytes with A-Z folded to a-z and nothing else: LOWER()
 // and LIKE would fold by the column's collation (other letters, accents,
 // and not at all under a _bin collation); the key filter means the same
@@ -140,38 +146,61 @@ public:
     std::vector<EntryRow> entriesPage(const EntryQuery& query, const std::optional<EntryCursor>& after,
                                       size_t limit) override
     {
+        if (limit == 0)
+            return {};
         auto c = connect();
         MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
         const bool byKey = query.order == EntryOrder::KeyAscending || query.order == EntryOrder::KeyDescending;
         const bool descending = query.order == EntryOrder::KeyDescending || query.order == EntryOrder::UpdatedNewest;
+        const std::string op = descending ? " < " : " > ";
+        const std::string opOrEqual = descending ? " <= " : " >= ";
+        // After the cursor, and the key filter.
         MysqlParams params;
-        std::string sql = "SELECT * FROM cache_entries e WHERE TRUE";
-        if (after) {
-            const std::string op = descending ? " < " : " > ";
-            const std::string opOrEqual = descending ? " <= " : " >= ";
-            if (byKey) {
-                // key >= k AND (key > k OR version > v OR (version = v AND id > i))
-                sql += " AND e.`key`" + opOrEqual + "? AND (e.`key`" + op + "? OR e.`version`" + op +
-                       "? OR (e.`version` = ? AND e.`id`" + op + "?))";
-                for (const std::string* v : {&after->key, &after->key, &after->version, &after->version, &after->id})
-                    params.push_back(MysqlValue::of(*v));
-            } else {
-                sql += " AND (e.`updatedAt`" + op + "? OR (e.`updatedAt` = ? AND e.`id`" + op + "?))";
-                params.push_back(MysqlValue::of(after->updatedAtMs));
-                params.push_back(MysqlValue::of(after->updatedAtMs));
-                params.push_back(MysqlValue::of(after->id));
-            }
+        std::string where = " WHERE TRUE";
+        if (after && byKey) {
+            // key >= k AND (key > k OR version > v OR (version = v AND id > i))
+            where += " AND e.`key`" + opOrEqual + "? AND (e.`key`" + op + "? OR e.`version`" + op +
+                     "? OR (e.`version` = ? AND e.`id`" + op + "?))";
+            for (const std::string* v : {&after->key, &after->key, &after->version, &after->version, &after->id})
+                params.push_back(MysqlValue::of(*v));
+        } else if (after) {
+            where += " AND (e.`updatedAt`" + op + "? OR (e.`updatedAt` = ? AND e.`id`" + op + "?))";
+            params.push_back(MysqlValue::of(after->updatedAtMs));
+            params.push_back(MysqlValue::of(after->updatedAtMs));
+            params.push_back(MysqlValue::of(after->id));
         }
         if (!query.keyContains.empty())
-            sql += keyFilter(params, query.keyContains);
+            where += keyFilter(params, query.keyContains);
         const char* dir = descending ? " DESC" : "";
+        if (byKey) {
+            // The index is (key, version) at the length limit (utf8mb4:
+            // 2,050 + 1,022 = 3,072 bytes), so the optimizer does not append
+            // the primary key to it and an ORDER BY key, version, id would
+            // sort the table. So the page is bounded first: the (key,
+            // version) of the limit-th row after the cursor, from an
+            // index-only walk of limit entries in (key, version) order (the
+            // page's rows have the same (key, version) values in any order
+            // of ids), then the rows up to it, at most the limit plus that
+            // value's ties, sorted by id too.
+            const MysqlResult bound = c->exec("SELECT e.`key`, e.`version` FROM cache_entries e" + where +
+                                                  " ORDER BY e.`key`" + dir + ", e.`version`" + dir + " LIMIT 1 OFFSET ?",
+                                              withParam(params, MysqlValue::of(int64_t(limit - 1))));
+            if (bound.rows() == 1) {
+                // key <= kb AND (key < kb OR version <= vb)
+                where += " AND e.`key`" + std::string(descending ? " >= " : " <= ") + "? AND (e.`key`" +
+                         (descending ? " > " : " < ") + "? OR e.`version`" + (descending ? " >= " : " <= ") + "?)";
+                params.push_back(MysqlValue::of(bound.text(0, 0)));
+                params.push_back(MysqlValue::of(bound.text(0, 0)));
+                params.push_back(MysqlValue::of(bound.text(0, 1)));
+            }
+        }
         const std::string orderBy = byKey ? std::string(" ORDER BY e.`key`") + dir + ", e.`version`" + dir + ", e.`id`" + dir
                                           : std::string(" ORDER BY e.`updatedAt`") + dir + ", e.`id`" + dir;
-        sql += orderBy + " LIMIT ?";
         params.push_back(MysqlValue::of(int64_t(limit)));
         // The page's rows picked from cache_entries alone, then joined to
         // their locations (the derived table's LIMIT keeps it from merging).
-        return entryRows(c->exec(entrySelect("(" + sql + ")") + orderBy, params));
+        return entryRows(c->exec(entrySelect("(SELECT * FROM cache_entries e" + where + orderBy + " LIMIT ?)") + orderBy,
+                                 params));
     }
 
     uint64_t entryCount(const std::string& keyContains) override
