@@ -1,12 +1,14 @@
 // A fixture data dir (ActionsCacheFixture: every state) loaded into the
-// server's other deployment on the test servers (TestServers.h), by writers
+// server's other deployments on the test servers (TestServers.h), by writers
 // independent of the code under test: the rows read with SQLite's C API and
-// written into PostgreSQL's v9 tables as text parameters, the files PUT one
-// by one into the bucket under PREFIX/<folder>/...
+// written into PostgreSQL's or MySQL's v9 tables as text parameters, the
+// files PUT one by one into the bucket under PREFIX/<folder>/...
 #pragma once
+#include "common/MysqlSchema.h"
 #include "common/TestServers.h"
 #include "common/TestSupport.h"
 
+#include "core/remote/MysqlConnection.h"
 #include "core/remote/PgConnection.h"
 #include "core/remote/S3Client.h"
 #include "core/util/Error.h"
@@ -15,7 +17,10 @@
 
 #include <sqlite3.h>
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace testsupport {
 
@@ -42,10 +47,12 @@ inline void createPgSchema(cs::remote::PgConnection& pg)
             pg.exec(statement.toStdString());
 }
 
-// Copies every row of the fixture's SQLite tables into PostgreSQL. Throws cs::Error.
-inline void loadRows(const QString& sqlitePath, cs::remote::PgConnection& pg)
+// Calls row(table, columns, values) for every row of the fixture's three
+// tables, read with SQLite's C API (values as text, NULL as nullopt). Throws cs::Error.
+using FixtureRow = std::function<void(const std::string& table, const std::vector<std::string>& columns,
+                                      const std::vector<std::optional<std::string>>& values)>;
+inline void forEachFixtureRow(const QString& sqlitePath, const FixtureRow& row)
 {
-    createPgSchema(pg);
     sqlite3* db = nullptr;
     if (sqlite3_open_v2(sqlitePath.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
         sqlite3_close(db);
@@ -58,22 +65,59 @@ inline void loadRows(const QString& sqlitePath, cs::remote::PgConnection& pg)
             throw cs::Error(std::string("cannot read table ") + table);
         }
         const int n = sqlite3_column_count(st);
-        std::string cols, params;
-        for (int i = 0; i < n; ++i) {
-            cols += std::string(i ? "," : "") + "\"" + sqlite3_column_name(st, i) + "\"";
-            params += std::string(i ? "," : "") + "$" + std::to_string(i + 1);
-        }
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            cs::remote::PgParams values;
-            for (int i = 0; i < n; ++i)
-                values.push_back(sqlite3_column_type(st, i) == SQLITE_NULL
-                                     ? std::nullopt
-                                     : std::optional<std::string>(reinterpret_cast<const char*>(sqlite3_column_text(st, i))));
-            pg.exec(std::string("INSERT INTO ") + table + " (" + cols + ") VALUES (" + params + ")", values);
+        std::vector<std::string> columns;
+        for (int i = 0; i < n; ++i)
+            columns.emplace_back(sqlite3_column_name(st, i));
+        try {
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                std::vector<std::optional<std::string>> values;
+                for (int i = 0; i < n; ++i)
+                    values.push_back(sqlite3_column_type(st, i) == SQLITE_NULL
+                                         ? std::nullopt
+                                         : std::optional<std::string>(
+                                               reinterpret_cast<const char*>(sqlite3_column_text(st, i))));
+                row(table, columns, values);
+            }
+        } catch (...) {
+            sqlite3_finalize(st);
+            sqlite3_close(db);
+            throw;
         }
         sqlite3_finalize(st);
     }
     sqlite3_close(db);
+}
+
+// Copies every row of the fixture's SQLite tables into PostgreSQL. Throws cs::Error.
+inline void loadRows(const QString& sqlitePath, cs::remote::PgConnection& pg)
+{
+    createPgSchema(pg);
+    forEachFixtureRow(sqlitePath, [&pg](const std::string& table, const std::vector<std::string>& columns,
+                                        const std::vector<std::optional<std::string>>& values) {
+        std::string cols, params;
+        for (size_t i = 0; i < columns.size(); ++i) {
+            cols += std::string(i ? "," : "") + "\"" + columns[i] + "\"";
+            params += std::string(i ? "," : "") + "$" + std::to_string(i + 1);
+        }
+        pg.exec("INSERT INTO " + table + " (" + cols + ") VALUES (" + params + ")", values);
+    });
+}
+
+// Copies every row of the fixture's SQLite tables into MySQL. Throws cs::Error.
+inline void loadRows(const QString& sqlitePath, cs::remote::MysqlConnection& my)
+{
+    createMysqlSchema(my);
+    forEachFixtureRow(sqlitePath, [&my](const std::string& table, const std::vector<std::string>& columns,
+                                        const std::vector<std::optional<std::string>>& values) {
+        std::string cols, params;
+        cs::remote::MysqlParams bound;
+        for (size_t i = 0; i < columns.size(); ++i) {
+            cols += std::string(i ? "," : "") + "`" + columns[i] + "`";
+            params += std::string(i ? "," : "") + "?";
+            bound.push_back(values[i] ? cs::remote::MysqlValue::of(*values[i]) : cs::remote::MysqlValue{});
+        }
+        my.exec("INSERT INTO " + table + " (" + cols + ") VALUES (" + params + ")", bound);
+    });
 }
 
 // PUTs every file below storageDir as prefix/<relative path>.

@@ -1,9 +1,10 @@
 // Writes beside a running server are compare-and-set (issue 21): a row the
 // server (or another cachescope run) changed between our plan and our write
 // is left as they left it, and the entry is reported as skipped, never as a
-// failure. Checked on both catalogs the server writes, SQLite (the fixture
-// data dir) and PostgreSQL (a real server started here, the fixture's rows
-// loaded by an independent writer), the "server" being plain SQL run at the
+// failure. Checked on the three catalogs the server writes, SQLite (the
+// fixture data dir), PostgreSQL and MySQL (real servers started here,
+// PostgreSQL 15 and MariaDB, the fixture's rows loaded by an independent
+// writer), the "server" being plain SQL run at the
 // exact moment between plan and write. Two cachescope merges of one entry
 // at once take turns (before: 26 of 30 failed, "cannot move the merged file
 // into place").
@@ -15,6 +16,7 @@
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/RemoteBackends.h"
 #include "core/jobs/Job.h"
+#include "core/remote/MysqlConnection.h"
 #include "core/remote/PgConnection.h"
 #include "core/util/Error.h"
 
@@ -111,6 +113,7 @@ class TestActionsRaces : public QObject {
     Q_OBJECT
 
     testsupport::PgTestServer pg_;
+    testsupport::MariaDbTestServer my_;
     int dbCounter_ = 0;
 
     // One catalog under test and the "server" writing the same database
@@ -119,10 +122,13 @@ class TestActionsRaces : public QObject {
         std::unique_ptr<QTemporaryDir> dir;
         std::unique_ptr<ActionsCacheFixture> fixture;
         std::string conninfo;   // PostgreSQL only
+        std::string mysqlUrl;   // MySQL only
         std::function<void(const std::string&)> serverSql;
         std::function<std::string(const std::string&)> serverValue;   // one value of a query
         std::unique_ptr<ActionsCatalog> open(bool writable) const
         {
+            if (!mysqlUrl.empty())
+                return openMysqlCatalog(mysqlUrl, writable, testsupport::MariaDbTestServer::password().toStdString());
             return conninfo.empty() ? openSqliteCatalog(fixture->dbPath().toStdString(), writable)
                                     : openPostgresCatalog(conninfo, writable);
         }
@@ -149,6 +155,26 @@ class TestActionsRaces : public QObject {
                 sqlite3_finalize(st);
                 sqlite3_close(h);
                 return out;
+            };
+            return s;
+        }
+        if (backend == "mysql") {
+            // The "server" is a root session of its own; the columns need no quotes there.
+            const std::string name = "m" + std::to_string(++dbCounter_);
+            remote::MysqlTarget root;
+            root.user = "root";
+            root.socket = my_.socket().toStdString();
+            root.database = "mysql";
+            remote::MysqlConnection::connect(root, remote::MysqlConnection::ReadWriteSession)->exec("CREATE DATABASE " + name);
+            root.database = name;
+            testsupport::loadRows(s.fixture->dbPath(), *remote::MysqlConnection::connect(root, remote::MysqlConnection::ReadWriteSession));
+            s.mysqlUrl = my_.url(QString::fromStdString(name)).toStdString();
+            s.serverSql = [root](const std::string& sql) {
+                remote::MysqlConnection::connect(root, remote::MysqlConnection::ReadWriteSession)->exec(sql);
+            };
+            s.serverValue = [root](const std::string& sql) {
+                const auto r = remote::MysqlConnection::connect(root, remote::MysqlConnection::ReadWriteSession)->exec(sql);
+                return r.rows() == 0 ? std::string("?") : r.isNull(0, 0) ? std::string("NULL") : r.text(0, 0);
             };
             return s;
         }
@@ -184,6 +210,7 @@ class TestActionsRaces : public QObject {
         QTest::addColumn<QString>("backend");
         QTest::newRow("sqlite") << "sqlite";
         QTest::newRow("postgres") << "postgres";
+        QTest::newRow("mysql") << "mysql";
     }
 
 private slots:
@@ -191,6 +218,7 @@ private slots:
     {
         QString why;
         QVERIFY2(pg_.start(&why), qPrintable("cannot start the PostgreSQL test server: " + why));
+        QVERIFY2(my_.start(&why), qPrintable("cannot start the MariaDB test server: " + why));
     }
 
     // Each write method against a row changed since it was read: false, and
