@@ -16,6 +16,7 @@ packages=(cmake ninja-build g++ pkg-config ccache
           libzstd-dev zstd libsqlite3-dev sqlite3 libssl-dev xvfb xauth fonts-dejavu-core
           libcli11-dev nlohmann-json3-dev locales zsh groff-base
           libpq-dev libcurl4-openssl-dev postgresql-15 libarchive-dev
+          libmariadb-dev mariadb-server
           clang libfuzzer-14-dev libclang-rt-14-dev
           help2man lintian appstream desktop-file-utils dpkg-dev file
           restic borgbackup)
