@@ -162,10 +162,10 @@ ActionsDocument::~ActionsDocument() = default;
 QString ActionsDocument::title() const
 {
     if (dataDirPath().isEmpty()) {
-        // "postgres@db:5432/cache · s3://ci-cache": the URL's scheme and
+        // "postgres@db:5432/cache · s3://ci-cache" (mysql:// alike): the URL's scheme and
         // query (a socket folder, options) say little in a tab.
         QString db = actionsDatabaseName(where_);
-        db.remove(QRegularExpression(QStringLiteral("^postgres(ql)?://")));
+        db.remove(QRegularExpression(QStringLiteral("^(postgres(ql)?|mysql|mariadb)://")));
         db.remove(QRegularExpression(QStringLiteral("\\?.*$")));
         return tr("%1 · %2 (cache server)").arg(db, actionsStorageName(where_));
     }

@@ -72,7 +72,8 @@ CacheServerDialog::CacheServerDialog(QWidget* parent)
     setWindowTitle(tr("Open Cache Server"));
     setObjectName(QStringLiteral("cacheServerDialog"));
     auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("A github-actions-cache-server deployment with <code>DB_DRIVER=postgres</code> and "
+    auto* intro = new QLabel(tr("A github-actions-cache-server deployment with <code>DB_DRIVER=postgres</code> or "
+                                "<code>mysql</code> and "
                                 "<code>STORAGE_DRIVER=s3</code> (either half may also be a local sqlite.db or "
                                 "storage folder). It opens read-only: nothing is written until you confirm a write."),
                              this);
@@ -82,7 +83,7 @@ CacheServerDialog::CacheServerDialog(QWidget* parent)
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
     database_->setPlaceholderText(QStringLiteral("postgres://USER@HOST:5432/DB"));
-    dbPassword_->setPlaceholderText(envHint("PGPASSWORD", tr("from the URL, PGPASSWORD or ~/.pgpass when empty")));
+    dbPassword_->setPlaceholderText(envHint("PGPASSWORD", tr("when empty: PGPASSWORD or ~/.pgpass (PostgreSQL), MYSQL_PWD (MySQL)")));
     storage_->setPlaceholderText(QStringLiteral("s3://BUCKET or s3://BUCKET/PREFIX"));
     endpoint_->setPlaceholderText(envSet("AWS_ENDPOINT_URL") ? tr("from AWS_ENDPOINT_URL (set)")
                                                              : tr("AWS when empty; https://minio.internal:9000 for MinIO"));
@@ -167,7 +168,7 @@ void CacheServerDialog::startOpening()
     const QString db = database_->text().trimmed();
     const QString storage = storage_->text().trimmed();
     if (db.isEmpty() || storage.isEmpty()) {
-        error_->setText(tr("Name both halves: the database (postgres://… or a sqlite.db) and the storage "
+        error_->setText(tr("Name both halves: the database (postgres://…, mysql://… or a sqlite.db) and the storage "
                            "(s3://BUCKET[/PREFIX] or a folder)."));
         error_->show();
         return;
