@@ -214,6 +214,24 @@ private slots:
         QCOMPARE(my_.dump(d.db), before);
     }
 
+    void changeStampFollowsOtherWriters()
+    {
+        const Deployment d = deploy();
+        auto catalog = openMysqlCatalog(d.url, false, MariaDbTestServer::password().toStdString());
+        const std::string quiet = catalog->changeStamp();
+        QCOMPARE(catalog->changeStamp(), quiet);
+        // A write that leaves every count and newest time alone: only the
+        // table's UPDATE_TIME (to the second) tells.
+        QThread::sleep(1);
+        rootSession(d.db)->exec("UPDATE cache_entries SET version = 'other' WHERE id = ?",
+                                {remote::MysqlValue::of(d.fixture->entry("1003").id.toStdString())});
+        const std::string changed = catalog->changeStamp();
+        QVERIFY2(changed != quiet, changed.c_str());
+        // A download: the newest location time moves.
+        rootSession(d.db)->exec("UPDATE storage_locations SET lastDownloadedAt = 9999999999999 WHERE folderName = '1005'");
+        QVERIFY(catalog->changeStamp() != changed);
+    }
+
     void mergeAndEvictWriteTheServersEndState()
     {
         const Deployment d = deploy();
