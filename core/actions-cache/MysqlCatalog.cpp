@@ -96,11 +96,50 @@ std::string keyFolded()
     return s;
 }
 
-// ` AND LOCATE(needle, folded key) > 0`, the needle as bytes.
-std::string keyFilter(MysqlParams& params, const std::string& keyContains)
+// '%needle%' for LIKE, with ! escaping (a backslash escape depends on sql_mode).
+std::string likePattern(const std::string& needle)
 {
+    std::string p = "%";
+    for (char c : needle) {
+        if (c == '%' || c == '_' || c == '!')
+            p += '!';
+        p += c;
+    }
+    return p + "%";
+}
+
+// Whether LIKE under the key column's collation matches every key the
+// byte rule matches: it compares character by character (never
+// contractions), so a collation that equates each A-Z with its a-z (and
+// each character with itself) does. Only the servers' default families are
+// trusted: not a _bin or _cs one (case counts), nor a language's (Turkish
+// keeps I apart from i).
+bool likeIsCaseBlind(const std::string& collation)
+{
+    const size_t cut = collation.find('_');
+    if (cut == std::string::npos)
+        return false;
+    const std::string rest = collation.substr(cut + 1);
+    for (const char* family : {"general_ci", "general_nopad_ci", "general_mysql500_ci", "unicode_ci", "unicode_nopad_ci",
+                               "unicode_520_ci", "unicode_520_nopad_ci", "0900_ai_ci", "0900_as_ci", "uca1400_ai_ci",
+                               "uca1400_as_ci", "uca1400_nopad_ai_ci", "uca1400_nopad_as_ci", "swedish_ci"})
+        if (rest == family)
+            return true;
+    return false;
+}
+
+// ` AND LOCATE(needle, folded key) > 0`, the needle as bytes; behind a
+// LIKE of the column's own collation where that matches a superset (about
+// twice as fast on a million keys: the folding then runs on its matches only).
+std::string keyFilter(MysqlParams& params, const std::string& keyContains, bool likeFirst)
+{
+    std::string sql;
+    if (likeFirst) {
+        params.push_back(MysqlValue::of(likePattern(keyContains)));
+        sql = " AND e.`key` LIKE ? ESCAPE '!'";
+    }
     params.push_back(MysqlValue::of(asciiLower(keyContains)));
-    return " AND LOCATE(CAST(? AS BINARY), " + keyFolded() + ") > 0";
+    return sql + " AND LOCATE(CAST(? AS BINARY), " + keyFolded() + ") > 0";
 }
 
 const struct {
@@ -131,6 +170,10 @@ public:
                             "v9.4.7): " + e.what());
             }
         }
+        const MysqlResult collation = c->exec(
+            "SELECT COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+            "AND TABLE_NAME = 'cache_entries' AND COLUMN_NAME = 'key'");
+        likeFirst_ = collation.rows() == 1 && likeIsCaseBlind(collation.text(0, 0));
     }
 
     std::string describe() const override { return describe_; }
@@ -170,29 +213,34 @@ public:
             params.push_back(MysqlValue::of(after->id));
         }
         if (!query.keyContains.empty())
-            where += keyFilter(params, query.keyContains);
+            where += keyFilter(params, query.keyContains, likeFirst_);
         const char* dir = descending ? " DESC" : "";
         if (byKey) {
             // The index is (key, version) at the length limit (utf8mb4:
             // 2,050 + 1,022 = 3,072 bytes), so the optimizer does not append
             // the primary key to it and an ORDER BY key, version, id would
             // sort the table. So the page is bounded first: the (key,
-            // version) of the limit-th row after the cursor, from an
-            // index-only walk of limit entries in (key, version) order (the
+            // version) of the first and the last of the next limit rows,
+            // from an index-only walk of them in (key, version) order (the
             // page's rows have the same (key, version) values in any order
-            // of ids), then the rows up to it, at most the limit plus that
-            // value's ties, sorted by id too.
-            const MysqlResult bound = c->exec("SELECT e.`key`, e.`version` FROM cache_entries e" + where +
-                                                  " ORDER BY e.`key`" + dir + ", e.`version`" + dir + " LIMIT 1 OFFSET ?",
-                                              withParam(params, MysqlValue::of(int64_t(limit - 1))));
-            if (bound.rows() == 1) {
-                // key <= kb AND (key < kb OR version <= vb)
-                where += " AND e.`key`" + std::string(descending ? " >= " : " <= ") + "? AND (e.`key`" +
-                         (descending ? " > " : " < ") + "? OR e.`version`" + (descending ? " >= " : " <= ") + "?)";
-                params.push_back(MysqlValue::of(bound.text(0, 0)));
-                params.push_back(MysqlValue::of(bound.text(0, 0)));
-                params.push_back(MysqlValue::of(bound.text(0, 1)));
-            }
+            // of ids), then the rows between, at most the limit plus the
+            // last value's ties, sorted by id too. A rare filter match
+            // bounds the second walk as well (0.8-1.3 s instead of 2.1 s for
+            // the 5 keys holding '424242' among a million).
+            const MysqlResult bounds = c->exec("SELECT e.`key`, e.`version` FROM cache_entries e" + where +
+                                                   " ORDER BY e.`key`" + dir + ", e.`version`" + dir + " LIMIT ?",
+                                               withParam(params, MysqlValue::of(int64_t(limit))));
+            if (bounds.rows() == 0)
+                return {};
+            const int last = bounds.rows() - 1;
+            // key >= k0 AND key <= kn AND (key < kn OR version <= vn)
+            where += " AND e.`key`" + std::string(descending ? " <= " : " >= ") + "? AND e.`key`" +
+                     (descending ? " >= " : " <= ") + "? AND (e.`key`" + (descending ? " > " : " < ") + "? OR e.`version`" +
+                     (descending ? " >= " : " <= ") + "?)";
+            params.push_back(MysqlValue::of(bounds.text(0, 0)));
+            params.push_back(MysqlValue::of(bounds.text(last, 0)));
+            params.push_back(MysqlValue::of(bounds.text(last, 0)));
+            params.push_back(MysqlValue::of(bounds.text(last, 1)));
         }
         const std::string orderBy = byKey ? std::string(" ORDER BY e.`key`") + dir + ", e.`version`" + dir + ", e.`id`" + dir
                                           : std::string(" ORDER BY e.`updatedAt`") + dir + ", e.`id`" + dir;
@@ -210,7 +258,7 @@ public:
         if (keyContains.empty())
             return uint64_t(c->exec("SELECT count(*) FROM cache_entries").i64(0, 0));
         MysqlParams params;
-        const std::string filter = keyFilter(params, keyContains);
+        const std::string filter = keyFilter(params, keyContains, likeFirst_);
         return uint64_t(c->exec("SELECT count(*) FROM cache_entries e WHERE TRUE" + filter, params).i64(0, 0));
     }
 
@@ -396,6 +444,7 @@ private:
     std::string password_;   // typed in; never in a message
     std::string describe_;
     bool writable_ = false;
+    bool likeFirst_ = false;   // the key column's collation lets LIKE prefilter the key filter
 };
 
 } // namespace

@@ -401,6 +401,44 @@ private slots:
         }
     }
 
+    void theKeyFilterIgnoresTheCollationsFolding_data()
+    {
+        QTest::addColumn<QString>("collation");
+        QTest::newRow("general_ci") << "utf8mb4_general_ci";   // LIKE first
+        QTest::newRow("bin") << "utf8mb4_bin";                 // case counts: no LIKE
+        QTest::newRow("turkish_ci") << "utf8mb4_turkish_ci";   // I is not i: no LIKE
+        QTest::newRow("latin1") << "latin1_swedish_ci";        // MariaDB's compiled-in default
+    }
+    void theKeyFilterIgnoresTheCollationsFolding()
+    {
+        QFETCH(QString, collation);
+        const QString db = "c" + QString::number(++dbCounter_);
+        rootSession("mysql")->exec("CREATE DATABASE " + db.toStdString() + " CHARACTER SET "
+                                   + collation.left(collation.indexOf('_')).toStdString() + " COLLATE " + collation.toStdString());
+        auto c = rootSession(db);
+        testsupport::createMysqlSchema(*c);
+        c->exec("INSERT INTO storage_locations SELECT concat('l', seq), seq, 1, NULL, NULL, NULL, NULL FROM seq_1_to_5");
+        // Row 3: a dotless i (Turkish), or an e-acute where latin1 cannot hold that.
+        const bool latin1 = collation.startsWith("latin1");
+        const std::string third = latin1 ? "K\xc3\xa9w\xc3\xa9-3" : "K\xc4\xb1w\xc4\xb1-3";
+        c->exec("INSERT INTO cache_entries (id, `key`, version, updatedAt, locationId, scope, repoId) VALUES "
+                "('1', 'KIWI-1', 'v', 1, 'l1', 's', '1'), ('2', 'kiwi-2', 'v', 1, 'l2', 's', '1'), "
+                "('3', ?, 'v', 1, 'l3', 's', '1'), ('4', 'k_w%-4', 'v', 1, 'l4', 's', '1'), "
+                "('5', 'ab!c-5', 'v', 1, 'l5', 's', '1')",
+                {remote::MysqlValue::of(third)});
+        auto catalog = openMysqlCatalog(my_.url(db).toStdString(), false, MariaDbTestServer::password().toStdString());
+        QCOMPARE(catalog->entryCount("kiwi"), uint64_t(2));
+        QCOMPARE(catalog->entryCount("KIWI-"), uint64_t(2));
+        QCOMPARE(catalog->entryCount("_w%"), uint64_t(1));     // LIKE's wildcards are bytes here
+        QCOMPARE(catalog->entryCount("B!C"), uint64_t(1));
+        QCOMPARE(catalog->entryCount(latin1 ? "w\xc3\xa9" : "w\xc4\xb1"), uint64_t(1));   // its own bytes
+        QCOMPARE(catalog->entryCount(latin1 ? "W\xc3\x89" : "wi-3"), uint64_t(0));       // not É, not i
+        std::set<std::string> ids;
+        for (const auto& r : catalog->entriesPage(EntryQuery{"KiWi", EntryOrder::KeyAscending}, std::nullopt, 10))
+            ids.insert(r.id);
+        QCOMPARE(ids, (std::set<std::string>{"1", "2"}));
+    }
+
     void otherSessionsAreTheServer()
     {
         const Deployment d = deploy();
