@@ -27,6 +27,7 @@
 // - Errors are cs::Error with one sentence naming the path/URL and object.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,7 +78,16 @@ struct UploadRow {
 // costs its own rows. By updatedAt there is no index (the server makes none
 // and a read-only browser adds none): each page is one scan with a top-N
 // sort, so it costs the table once, never the rows before it twice.
-enum class EntryOrder { KeyAscending, KeyDescending, UpdatedNewest, UpdatedOldest };
+//
+// The orders after UpdatedOldest sort by what only the files tell (size,
+// parts present) or by derived values (state, last use): the catalog cannot
+// give them, so ActionsCache serves them (and the scope, repo and key prefix
+// filters) from its size index (SizeIndex.h), over every entry.
+enum class EntryOrder {
+    KeyAscending, KeyDescending, UpdatedNewest, UpdatedOldest,
+    SizeLargest, SizeSmallest, PartsMost, PartsFewest, StateAscending, StateDescending,
+    LastUsedNewest, LastUsedOldest,  // lastDownloadedAt, updatedAt when never downloaded
+};
 
 // Which entries, in which order: done by the catalog's SQL, so a filter on
 // a million rows costs the database a scan, not us a million rows.
@@ -86,7 +96,19 @@ struct EntryQuery {
     // ("" = every entry).
     std::string keyContains;
     EntryOrder order = EntryOrder::KeyAscending;
+    // Index-only filters (exact bytes; "" = any): keys starting with
+    // keyPrefix, entries of this scope (ref) or repo id.
+    std::string keyPrefix, scope, repoId;
 };
+
+// True when the catalog's own SQL gives this query (key and updatedAt
+// orders, keyContains only); otherwise the size index does.
+inline bool catalogServes(const EntryQuery& q)
+{
+    return (q.order == EntryOrder::KeyAscending || q.order == EntryOrder::KeyDescending
+            || q.order == EntryOrder::UpdatedNewest || q.order == EntryOrder::UpdatedOldest)
+           && q.keyPrefix.empty() && q.scope.empty() && q.repoId.empty();
+}
 
 // s with A-Z folded to a-z, nothing else (the key filter's folding).
 inline std::string asciiLower(std::string s)
@@ -102,6 +124,7 @@ inline std::string asciiLower(std::string s)
 struct EntryCursor {
     std::string key, version, id;
     int64_t updatedAtMs = 0;
+    int64_t sortValue = 0;   // index orders: the last row's size, parts, state or last use
 };
 
 class ActionsCatalog {
@@ -129,6 +152,19 @@ public:
     // Locations no cache entry names (an anti-join in the database: the
     // caller holds no set of every location id).
     virtual std::vector<LocationRow> locationsWithoutEntry() = 0;
+
+    // For the size index's rescans (SizeIndex.h). The defaults read every
+    // entry (any catalog works); SQLite and PostgreSQL answer in SQL.
+    // Entries whose row or location changed at or after ms: updatedAt,
+    // mergeStartedAt, mergedAt, partsDeletedAt or lastDownloadedAt >= ms
+    // (the server stamps every change it makes with one of them).
+    virtual std::vector<EntryRow> entriesChangedSince(int64_t ms);
+    // Up to limit entry ids after afterId ("" = from the first), ascending
+    // bytewise: a walk of every id that tells deleted and unseen rows.
+    virtual std::vector<std::string> entryIdsAfter(const std::string& afterId, size_t limit);
+    // The entries with these ids (missing ones are left out), any order.
+    virtual std::vector<EntryRow> entriesWithIds(const std::vector<std::string>& ids);
+
 
     // Who else has this catalog open, as the system shows it, one phrase
     // each: on SQLite the other processes of this host holding the database
@@ -225,6 +261,19 @@ public:
     // empty, for a folder that cannot be listed; other failures throw.
     virtual std::vector<FolderListing> listFolders(const std::vector<std::string>& folders,
                                                    std::vector<std::string>& errors, Job* job = nullptr);
+    // Every folder under the root with its listing, in name order (the size
+    // index's scan). The default lists folders() one by one (in parallel
+    // where listFolders can); S3 reads the root's list pages once. A folder
+    // that cannot be listed comes with its error and an empty listing.
+    virtual void forEachFolder(const std::function<void(const std::string& folder, const FolderListing& listing,
+                                                        const std::string& error)>& onFolder,
+                               Job* job = nullptr);
+    // A token that changes whenever the folder's listing may have changed
+    // (the folder's and its parts/ folder's modification times), taken
+    // before a listing; nullopt when the storage has none (S3), or the
+    // folder is missing. The size index relists a folder when it differs.
+    virtual std::optional<std::string> folderStamp(const std::string& /*folder*/) { return std::nullopt; }
+    virtual bool hasFolderStamps() const { return false; }
     virtual std::unique_ptr<ObjectReader> openPart(const std::string& folder, uint64_t index) = 0;
     virtual std::unique_ptr<ObjectReader> openMerged(const std::string& folder) = 0;
 

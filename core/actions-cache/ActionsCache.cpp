@@ -4,6 +4,7 @@
 // verify in ActionsVerify.cpp, import in ActionsImport.cpp.
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/RemoteBackends.h"
+#include "core/actions-cache/SizeIndex.h"
 
 #include "core/actions-cache/ActionsInternal.h"
 #include "core/jobs/Job.h"
@@ -310,6 +311,11 @@ std::vector<ActionsEntry> ActionsCache::entries(Job* job)
 ActionsEntryPage ActionsCache::entriesPage(const EntryQuery& query, const std::optional<EntryCursor>& after,
                                            size_t limit, Job* job)
 {
+    if (!catalogServes(query)) {
+        if (!sizeIndex().built())
+            refreshIndex(job);
+        return sizeIndex().page(query, after, limit);
+    }
     ActionsEntryPage page;
     const auto rows = catalog_->entriesPage(query, after, limit);
     if (job)
@@ -365,6 +371,43 @@ uint64_t ActionsCache::forEachEntryPage(const EntryQuery& query, size_t pageSize
 uint64_t ActionsCache::entryCount(const std::string& keyContains)
 {
     return catalog_->entryCount(keyContains);
+}
+
+uint64_t ActionsCache::entryCount(const EntryQuery& query)
+{
+    if (catalogServes(query))
+        return catalog_->entryCount(query.keyContains);
+    if (!sizeIndex().built())
+        refreshIndex();
+    return sizeIndex().count(query);
+}
+
+SizeIndex& ActionsCache::sizeIndex()
+{
+    if (!index_) {
+        // The local folders of the data, which the index must stay out of.
+        std::vector<std::string> local;
+        const std::string db = catalog_->describe();
+        if (!isPostgresLocation(db))
+            local.push_back(fs::path(db).parent_path().string());
+        if (!isS3Location(storage_->describe()))
+            local.push_back(storage_->describe());
+        index_ = std::make_unique<SizeIndex>(SizeIndex::pathFor(db, storage_->describe(), local));
+    }
+    return *index_;
+}
+
+IndexRefreshStats ActionsCache::refreshIndex(Job* job, bool full)
+{
+    return sizeIndex().refresh(*catalog_, *storage_, job, full);
+}
+
+std::vector<Finding> ActionsCache::verifyIndexed(Job& job)
+{
+    if (!sizeIndex().built())
+        refreshIndex(&job);
+    const auto view = indexedStorage(sizeIndex(), *storage_);
+    return verifyData(*catalog_, *view, job);
 }
 
 std::vector<ActionsUpload> ActionsCache::uploads()

@@ -32,6 +32,9 @@ namespace store { class Store; }
 
 namespace cs::actions {
 
+class SizeIndex;
+struct IndexRefreshStats;
+
 // The catalog and storage of a data dir. DATA_DIR holds sqlite.db and either
 // storage/filesystem/ (the server's defaults, DB_SQLITE_PATH=.data/sqlite.db,
 // STORAGE_FILESYSTEM_PATH=.data/storage/filesystem) or storage/ with the
@@ -245,6 +248,15 @@ public:
     // listed, or nullopt. Walks the catalog's rows a page at a time (memory:
     // one page) and lists only that entry's folder.
     std::optional<ActionsEntry> entry(const std::string& id);
+    // Entries matching a query (the index's count for index-only queries).
+    uint64_t entryCount(const EntryQuery& query);
+
+    // The size index of this deployment (SizeIndex.h: cachescope's own file
+    // in its cache folder), opened on first use. Queries the catalog cannot
+    // serve (catalogServes) page from it; they scan first when it was never
+    // built, else they show what the last refresh saw.
+    SizeIndex& sizeIndex();
+    IndexRefreshStats refreshIndex(Job* job = nullptr, bool full = false);
     std::vector<ActionsUpload> uploads();
     // Throws cs::Error naming the path when the folder cannot be listed (a link, not a folder).
     std::vector<ActionsPart> parts(const ActionsEntry& e, size_t maxMissing = 1000);
@@ -253,6 +265,9 @@ public:
     // Memory: one page of rows and listings, plus one name per folder (to
     // find orphans) and the findings.
     std::vector<Finding> verify(Job& job);
+    // The same findings from the size index's listings (no folder listed;
+    // as fresh as its last refresh).
+    std::vector<Finding> verifyIndexed(Job& job);
     // The first signal seen (ActivitySignal order); serverUrl, when given,
     // is probed (a TCP connect and, for http, one GET), at most 2 s.
     Activity activity(int64_t windowMs = kActivityWindowMs, const std::string& serverUrl = {});
@@ -297,6 +312,11 @@ private:
     void requireWritable(const WriteOptions& options);
     std::unique_ptr<ActionsCatalog> catalog_;
     std::unique_ptr<ActionsStorage> storage_;
+    std::unique_ptr<SizeIndex> index_;
 };
+
+// verify's work over any catalog and storage (ActionsCache::verify and
+// verifyIndexed call it).
+std::vector<Finding> verifyData(ActionsCatalog& catalog, ActionsStorage& storage, Job& job);
 
 } // namespace cs::actions

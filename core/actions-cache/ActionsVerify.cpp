@@ -136,13 +136,18 @@ void checkLocation(ActionsStorage& storage, const std::string& entryId, const st
 
 std::vector<Finding> ActionsCache::verify(Job& job)
 {
+    return verifyData(*catalog_, *storage_, job);
+}
+
+std::vector<Finding> verifyData(ActionsCatalog& catalog, ActionsStorage& storage, Job& job)
+{
     const int64_t now = nowMs();
     std::vector<Finding> out;
     // Every folder a location or an upload names, to tell orphans: one
     // string a folder (the server's names are 10 digits, inside
     // std::string's own 32 bytes), the one term that grows with the catalog.
     std::vector<std::string> named;
-    const uint64_t total = catalog_->entryCount();
+    const uint64_t total = catalog.entryCount();
     // Entries are most of the work; the rest shares the last tenth.
     auto progress = [&](double fraction) {
         job.checkCancel();
@@ -159,17 +164,17 @@ std::vector<Finding> ActionsCache::verify(Job& job)
     uint64_t done = 0;
     for (;;) {
         progress(total ? 0.9 * double(std::min(done, total)) / double(total) : 0.0);
-        const auto rows = catalog_->entriesPage(after, kVerifyPage);
+        const auto rows = catalog.entriesPage(after, kVerifyPage);
         std::vector<std::string> folders;
         for (const auto& e : rows)
             if (e.location)
                 folders.push_back(e.location->folderName);
         std::vector<std::string> errors;
-        const auto listings = storage_->listFolders(folders, errors, &job);
+        const auto listings = storage.listFolders(folders, errors, &job);
         size_t k = 0;
         for (const auto& e : rows) {
             if (!e.location) {
-                out.push_back({FindingKind::EntryWithoutLocation, e.id, e.key, "", catalog_->describe(),
+                out.push_back({FindingKind::EntryWithoutLocation, e.id, e.key, "", catalog.describe(),
                                "cache entry names storage location '" + e.locationId + "', which does not exist", 0});
                 continue;
             }
@@ -180,18 +185,18 @@ std::vector<Finding> ActionsCache::verify(Job& job)
             if (!error.empty()) {
                 const bool link = error.find("symbolic link") != std::string::npos;
                 out.push_back({link ? FindingKind::SymbolicLink : FindingKind::StorageError, e.id, e.key,
-                               e.location->folderName, storage_->objectName(e.location->folderName, ""), error, 0});
+                               e.location->folderName, storage.objectName(e.location->folderName, ""), error, 0});
                 continue;
             }
             if (!listing.exists) {
                 if (!e.location->mergedAtMs && !e.location->partsDeletedAtMs && e.location->partCount == 0)
                     continue; // an empty entry: nothing was ever stored
                 out.push_back({e.location->mergedAtMs ? FindingKind::MergedMissing : FindingKind::MissingParts, e.id,
-                               e.key, e.location->folderName, storage_->objectName(e.location->folderName, ""),
+                               e.key, e.location->folderName, storage.objectName(e.location->folderName, ""),
                                "the storage folder is missing", 0});
                 continue;
             }
-            checkLocation(*storage_, e.id, e.key, *e.location, listing, now, out);
+            checkLocation(storage, e.id, e.key, *e.location, listing, now, out);
         }
         done += rows.size();
         if (rows.size() < kVerifyPage)
@@ -201,32 +206,32 @@ std::vector<Finding> ActionsCache::verify(Job& job)
 
     progress(0.9);
     {
-        const auto lonely = catalog_->locationsWithoutEntry();
+        const auto lonely = catalog.locationsWithoutEntry();
         std::vector<std::string> folders, errors;
         for (const auto& l : lonely)
             folders.push_back(l.folderName);
-        const auto listings = storage_->listFolders(folders, errors, &job);
+        const auto listings = storage.listFolders(folders, errors, &job);
         for (size_t i = 0; i < lonely.size(); ++i) {
             named.push_back(lonely[i].folderName);
             out.push_back({FindingKind::LocationWithoutEntry, lonely[i].id, "", lonely[i].folderName,
-                           storage_->objectName(lonely[i].folderName, ""),
+                           storage.objectName(lonely[i].folderName, ""),
                            "storage location '" + lonely[i].id + "' is named by no cache entry", sizeOf(listings[i])});
         }
     }
 
     progress(0.92);
     {
-        const auto uploads = catalog_->uploads();
+        const auto uploads = catalog.uploads();
         std::vector<std::string> folders, errors;
         for (const auto& u : uploads)
             folders.push_back(u.folderName);
-        const auto listings = storage_->listFolders(folders, errors, &job);
+        const auto listings = storage.listFolders(folders, errors, &job);
         for (size_t i = 0; i < uploads.size(); ++i) {
             const UploadRow& u = uploads[i];
             named.push_back(u.folderName);
             const int64_t last = u.lastPartUploadedAtMs.value_or(u.createdAtMs);
             out.push_back({FindingKind::UnfinishedUpload, std::to_string(u.id), u.key, u.folderName,
-                           storage_->objectName(u.folderName, ""),
+                           storage.objectName(u.folderName, ""),
                            "upload " + std::to_string(u.id) + " of key '" + u.key + "' never finished: created "
                                + ago(now - u.createdAtMs) + " ago, last activity " + ago(now - last) + " ago, "
                                + std::to_string(u.finishedPartUploadCount) + " of "
@@ -240,7 +245,7 @@ std::vector<Finding> ActionsCache::verify(Job& job)
     std::sort(named.begin(), named.end());
     named.erase(std::unique(named.begin(), named.end()), named.end());
     std::vector<std::string> candidates;
-    for (auto& folder : storage_->folders())
+    for (auto& folder : storage.folders())
         if (!std::binary_search(named.begin(), named.end(), folder))
             candidates.push_back(std::move(folder));
     named.clear();
@@ -251,7 +256,7 @@ std::vector<Finding> ActionsCache::verify(Job& job)
         const std::vector<std::string> slice(candidates.begin() + long(start),
                                              candidates.begin() + long(std::min(candidates.size(), start + kVerifyPage)));
         std::vector<std::string> errors;
-        const auto listings = storage_->listFolders(slice, errors, &job);
+        const auto listings = storage.listFolders(slice, errors, &job);
         for (size_t i = 0; i < slice.size(); ++i) {
             const std::string& folder = slice[i];
             // Only a plain folder is an orphan removeOrphans may delete: a file
@@ -260,18 +265,18 @@ std::vector<Finding> ActionsCache::verify(Job& job)
             if (!errors[i].empty()) {
                 const bool link = errors[i].find("symbolic link") != std::string::npos;
                 out.push_back({link ? FindingKind::SymbolicLink : FindingKind::StorageError, "", "", folder,
-                               storage_->objectName(folder, ""), errors[i], 0});
+                               storage.objectName(folder, ""), errors[i], 0});
                 continue;
             }
             // The server names its folders by upload id (10 random digits, lib/helpers.ts).
             const bool serverName = !folder.empty() && folder.size() <= 20
                                     && folder.find_first_not_of("0123456789") == std::string::npos;
             if (!serverName) {
-                out.push_back({FindingKind::StorageError, "", "", folder, storage_->objectName(folder, ""),
+                out.push_back({FindingKind::StorageError, "", "", folder, storage.objectName(folder, ""),
                                "is not a folder the server writes (its folders are upload ids); left alone", 0});
                 continue;
             }
-            out.push_back({FindingKind::OrphanFolder, "", "", folder, storage_->objectName(folder, ""),
+            out.push_back({FindingKind::OrphanFolder, "", "", folder, storage.objectName(folder, ""),
                            "no storage location or upload names this folder", sizeOf(listings[i])});
         }
     }

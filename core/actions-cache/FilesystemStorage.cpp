@@ -155,6 +155,30 @@ public:
         return out;
     }
 
+    // mtime and ctime (ns) of the folder and of its parts/: a name added,
+    // removed or renamed in either changes them. A file growing in place
+    // (the server writing merged) does not, which the size index handles
+    // by relisting folders whose row says a merge is running.
+    bool hasFolderStamps() const override { return true; }
+    std::optional<std::string> folderStamp(const std::string& folder) override
+    {
+        if (!isPlainFolderName(folder))
+            return std::nullopt;
+        Fd root = openRoot();
+        struct stat st;
+        if (::fstatat(root.get(), folder.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+            return std::nullopt;
+        auto times = [](const struct stat& s) {
+            return std::to_string(s.st_mtim.tv_sec) + "." + std::to_string(s.st_mtim.tv_nsec) + "/"
+                   + std::to_string(s.st_ctim.tv_sec) + "." + std::to_string(s.st_ctim.tv_nsec);
+        };
+        std::string stamp = times(st);
+        const std::string parts = folder + "/parts";
+        if (::fstatat(root.get(), parts.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+            stamp += " " + times(st) + (S_ISDIR(st.st_mode) ? "" : " !dir");
+        return stamp;
+    }
+
     std::unique_ptr<ObjectReader> openPart(const std::string& folder, uint64_t index) override
     {
         return std::make_unique<FileReader>(location(folder).openRead("parts/" + std::to_string(index)));

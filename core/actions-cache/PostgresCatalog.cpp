@@ -179,6 +179,54 @@ public:
                             .i64(0, 0));
     }
 
+    std::vector<EntryRow> entriesChangedSince(int64_t ms) override
+    {
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        return entryRows(c->exec(kEntrySelect + R"( WHERE e."updatedAt" >= $1 OR l."mergeStartedAt" >= $1)"
+                                                R"( OR l."mergedAt" >= $1 OR l."partsDeletedAt" >= $1)"
+                                                R"( OR l."lastDownloadedAt" >= $1)",
+                                 {std::to_string(ms)}));
+    }
+
+    // COLLATE "C": bytewise, the order the size index walks in (the
+    // database's collation may be a locale's).
+    std::vector<std::string> entryIdsAfter(const std::string& afterId, size_t limit) override
+    {
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        const PgResult r = c->exec(R"(SELECT "id" FROM cache_entries WHERE "id" COLLATE "C" > $1)"
+                                   R"( ORDER BY "id" COLLATE "C" LIMIT $2::bigint)",
+                                   {afterId, std::to_string(limit)});
+        std::vector<std::string> out;
+        out.reserve(size_t(r.rows()));
+        for (int i = 0; i < r.rows(); ++i)
+            out.push_back(r.text(i, 0));
+        return out;
+    }
+
+    std::vector<EntryRow> entriesWithIds(const std::vector<std::string>& ids) override
+    {
+        std::vector<EntryRow> out;
+        if (ids.empty())
+            return out;
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        // One array parameter: '{"a","b"}' with each id quoted.
+        std::string array = "{";
+        for (size_t i = 0; i < ids.size(); ++i) {
+            array += i ? ",\"" : "\"";
+            for (char ch : ids[i]) {
+                if (ch == '"' || ch == '\\')
+                    array += '\\';
+                array += ch;
+            }
+            array += '"';
+        }
+        array += "}";
+        return entryRows(c->exec(kEntrySelect + R"( WHERE e."id" = ANY($1::text[]))", {array}));
+    }
+
     std::vector<LocationRow> locationsWithoutEntry() override
     {
         auto c = connect();

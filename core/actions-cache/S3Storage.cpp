@@ -134,6 +134,38 @@ public:
         return out;
     }
 
+    // The root's list pages once (1,000 keys a request), cut into folders:
+    // keys come sorted, so a folder's keys are adjacent and one folder's
+    // listing is held at a time.
+    void forEachFolder(const std::function<void(const std::string&, const FolderListing&, const std::string&)>& onFolder,
+                       Job* job) override
+    {
+        const std::string base = root_ + "/";
+        std::string current;
+        FolderListing listing;
+        auto flush = [&] {
+            if (current.empty())
+                return;
+            sortParts(listing);
+            onFolder(current, listing, std::string());
+            listing = FolderListing();
+        };
+        s3_.list(base, [&](const remote::S3Page& page) {
+            for (const auto& o : page) {
+                const size_t slash = o.key.find('/', base.size());
+                if (slash == std::string::npos)
+                    continue; // an object directly under the root is no folder
+                const std::string name = o.key.substr(base.size(), slash - base.size());
+                if (name != current) {
+                    flush();
+                    current = name;
+                }
+                addObject(listing, base + name + "/", o);
+            }
+        }, job);
+        flush();
+    }
+
     FolderListing listFolder(const std::string& folder) override
     {
         checkFolder(folder);
@@ -206,23 +238,26 @@ private:
         if (!plainFolderName(folder))
             fail(describe(), "folder name '" + folder + "' from the catalog is not a plain folder name");
     }
+    static void addObject(FolderListing& out, const std::string& base, const remote::S3Object& o)
+    {
+        out.exists = true;
+        const std::string rel = o.key.substr(base.size());
+        if (rel == "merged") {
+            out.mergedSize = o.size;
+        } else if (rel.rfind("parts/", 0) == 0) {
+            out.hasPartsFolder = true;
+            if (const auto i = partIndexOf(rel.substr(6)))
+                out.parts.push_back({*i, o.size});
+            else
+                out.strays.push_back(rel);
+        } else {
+            out.strays.push_back(rel);
+        }
+    }
     static void addPage(FolderListing& out, const std::string& base, const remote::S3Page& page)
     {
-        for (const auto& o : page) {
-            out.exists = true;
-            const std::string rel = o.key.substr(base.size());
-            if (rel == "merged") {
-                out.mergedSize = o.size;
-            } else if (rel.rfind("parts/", 0) == 0) {
-                out.hasPartsFolder = true;
-                if (const auto i = partIndexOf(rel.substr(6)))
-                    out.parts.push_back({*i, o.size});
-                else
-                    out.strays.push_back(rel);
-            } else {
-                out.strays.push_back(rel);
-            }
-        }
+        for (const auto& o : page)
+            addObject(out, base, o);
     }
     static void sortParts(FolderListing& out)
     {

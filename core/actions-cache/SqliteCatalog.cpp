@@ -146,6 +146,48 @@ public:
         return s.step() ? uint64_t(s.i64(0)) : 0;
     }
 
+    std::vector<EntryRow> entriesChangedSince(int64_t ms) override
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        auto s = db->prepare(std::string(kEntrySelect)
+                             + " WHERE e.updatedAt >= ?1 OR l.mergeStartedAt >= ?1 OR l.mergedAt >= ?1"
+                               " OR l.partsDeletedAt >= ?1 OR l.lastDownloadedAt >= ?1");
+        s.bind(1, ms);
+        std::vector<EntryRow> out;
+        while (s.step())
+            out.push_back(entryAt(s));
+        return out;
+    }
+
+    std::vector<std::string> entryIdsAfter(const std::string& afterId, size_t limit) override
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        // cache_entries' primary key index gives the ids in order (BINARY collation: bytewise).
+        auto s = db->prepare("SELECT id FROM cache_entries WHERE id > ?1 ORDER BY id LIMIT ?2");
+        s.bindText(1, afterId).bind(2, int64_t(limit));
+        std::vector<std::string> out;
+        while (s.step())
+            out.push_back(s.text(0));
+        return out;
+    }
+
+    std::vector<EntryRow> entriesWithIds(const std::vector<std::string>& ids) override
+    {
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        auto s = db->prepare(std::string(kEntrySelect) + " WHERE e.id = ?1");
+        std::vector<EntryRow> out;
+        for (const auto& id : ids) {
+            s.reset();
+            s.bindText(1, id);
+            if (s.step())
+                out.push_back(entryAt(s));
+        }
+        return out;
+    }
+
     std::vector<LocationRow> locationsWithoutEntry() override
     {
         return readLocations("SELECT l.id, l.folderName, l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, "
