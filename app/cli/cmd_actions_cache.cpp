@@ -16,6 +16,7 @@
 
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/ActionsReport.h"
+#include "core/actions-cache/SizeIndex.h"
 #include "core/jobs/Job.h"
 #include "core/pack/FileLock.h"
 #include "core/store/Store.h"
@@ -47,6 +48,14 @@ struct AcArgs {
     std::optional<uint64_t> maxSize;
     std::vector<std::string> keys;
     bool dryRun = false;
+    // ls (gh cache list's flags)
+    std::string keyPrefix, scopeRef, repoId, sort, order;
+    std::optional<uint64_t> limit;
+    // report
+    std::string csv, plot;
+    int retentionDays = 30;
+    bool noRepetition = false, fullScan = false;
+    std::optional<uint64_t> memory;
     // import
     std::string scope;              // import: "" keeps each entry's own scope
     std::optional<uint64_t> partSize;
@@ -223,24 +232,79 @@ const char* kLocations =
 
 // --- ls -----------------------------------------------------------------
 
+// gh cache list's --sort and --order: created (the server's updatedAt,
+// set when an entry is saved), last-used (lastDownloadedAt, else
+// updatedAt), size, key. Descending unless --order asc, as gh does; key
+// ascending. No --sort: key order, as ls always listed.
+EntryOrder lsOrder(const AcArgs& a)
+{
+    const bool asc = a.order.empty() ? a.sort == "key" || a.sort.empty() : a.order == "asc";
+    if (a.sort == "created")
+        return asc ? EntryOrder::UpdatedOldest : EntryOrder::UpdatedNewest;
+    if (a.sort == "last-used")
+        return asc ? EntryOrder::LastUsedOldest : EntryOrder::LastUsedNewest;
+    if (a.sort == "size")
+        return asc ? EntryOrder::SizeSmallest : EntryOrder::SizeLargest;
+    return asc ? EntryOrder::KeyAscending : EntryOrder::KeyDescending;
+}
+
 TreeRegistration regLs("actions-cache", "ls", [](CLI::App& parent) {
     auto a = std::make_shared<AcArgs>();
     auto* c = addCommand(parent, "ls",
                          "List the cache entries (size from the files, state) and pending uploads; reads only", a);
     addOldStorage(c, a);
-    c->footer(kLocations);
+    c->add_option("--key", a->keyPrefix, "Only keys starting with PREFIX (exact bytes)")->type_name("PREFIX");
+    c->add_option("--scope", a->scopeRef, "Only entries of this scope (a ref: refs/heads/main)")->type_name("REF");
+    c->add_option("--repo", a->repoId, "Only entries of this repository id")->type_name("ID");
+    c->add_option("--sort", a->sort, "Order by created (updatedAt), last-used (lastDownloadedAt), size or key")
+        ->type_name("created|last-used|size|key");
+    c->add_option("--order", a->order, "asc or desc (default desc, as gh cache list; key: asc)")->type_name("asc|desc");
+    c->add_option("--limit", a->limit, "At most N entries (default: all)")->type_name("N");
+    addQuiet(c, a->quiet);
+    c->footer(std::string("Sorting by size or last use, and the --key, --scope and --repo filters, read the size index "
+                          "(cachescope's own file in its cache folder, never in the server's data), refreshed first: "
+                          "the first run lists every folder, later ones only what changed. ") + kLocations);
     onRun(
         c,
         [a] {
-            // A page at a time in key order (keyset paging): memory is one
-            // page of 1,000 entries, whatever the catalog holds.
+            // A page at a time (keyset paging): memory is one page of 1,000
+            // entries, whatever the catalog holds.
             auto cache = ActionsCache::open(pathsOf(*a));
+            EntryQuery query;
+            query.keyPrefix = a->keyPrefix;
+            query.scope = a->scopeRef;
+            query.repoId = a->repoId;
+            query.order = lsOrder(*a);
+            if (!catalogServes(query)) {
+                cs::Job job("actions-cache ls: size index");
+                SignalCancel sc(job);
+                TerminalProgress progress(job, 0, a->quiet);
+                job.start();
+                cache->refreshIndex(&job);
+            }
             ListingWriter out(a->json, [](std::string_view t) { printOut(t); });
-            cache->forEachEntryPage(EntryQuery{}, 1000, [&out](std::vector<ActionsEntry>& page) { out.entries(page); });
+            uint64_t left = a->limit.value_or(UINT64_MAX);
+            std::optional<EntryCursor> after;
+            while (left > 0) {
+                ActionsEntryPage page = cache->entriesPage(query, after, size_t(std::min<uint64_t>(left, 1000)));
+                left -= page.entries.size();
+                out.entries(page.entries);
+                if (!page.next)
+                    break;
+                after = std::move(page.next);
+            }
             out.finish(cache->uploads());
             return Ok;
         },
-        [a] { resolveWords(*a, 0, 0); });
+        [a] {
+            resolveWords(*a, 0, 0);
+            if (!a->sort.empty() && a->sort != "created" && a->sort != "last-used" && a->sort != "size" && a->sort != "key")
+                throw UsageError("--sort wants created, last-used, size or key");
+            if (!a->order.empty() && a->order != "asc" && a->order != "desc")
+                throw UsageError("--order wants asc or desc");
+            if (a->limit && *a->limit == 0)
+                throw UsageError("--limit wants a positive number");
+        });
     return c;
 });
 

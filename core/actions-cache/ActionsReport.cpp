@@ -52,6 +52,13 @@ std::string pad(std::string s, size_t width, bool right = false)
     return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
 
+// The first 8 characters of a version (the server's versions are SHA-256
+// hex of the paths and compression: 8 tell them apart, as git's short ids do).
+std::string shortVersion(const std::string& v)
+{
+    return v.size() > 8 ? v.substr(0, 8) : v;
+}
+
 } // namespace
 
 Json entryJson(const ActionsEntry& e)
@@ -144,7 +151,8 @@ ListingWriter::ListingWriter(bool json, std::function<void(std::string_view)> ou
 {
     out_(json_ ? std::string("{\"entries\": [")
                : pad("SIZE", 11, true) + "  " + pad("PARTS", 5, true) + "  " + pad("STATE", 13) + "  "
-                     + pad("UPDATED (UTC)", 16) + "  " + pad("DOWNLOADED", 16) + "  KEY\n");
+                     + pad("UPDATED (UTC)", 16) + "  " + pad("DOWNLOADED", 16) + "  " + pad("VERSION", 8) + "  "
+                     + pad("REPO", 6) + "  " + pad("SCOPE", 16) + "  KEY\n");
 }
 
 void ListingWriter::entries(const std::vector<ActionsEntry>& page)
@@ -156,8 +164,9 @@ void ListingWriter::entries(const std::vector<ActionsEntry>& page)
         } else {
             t += pad(formatSize(e.size), 11, true) + "  " + pad(std::to_string(e.partCount), 5, true) + "  "
                  + pad(e.hasLocation ? entryStateName(e.state) : "no location", 13) + "  "
-                 + pad(when(e.updatedAtMs), 16) + "  " + pad(when(e.lastDownloadedAtMs), 16) + "  " + printable(e.key)
-                 + "\n";
+                 + pad(when(e.updatedAtMs), 16) + "  " + pad(when(e.lastDownloadedAtMs), 16) + "  "
+                 + pad(printable(shortVersion(e.version)), 8) + "  " + pad(printable(e.repoId), 6) + "  "
+                 + pad(printable(e.scope), 16) + "  " + printable(e.key) + "\n";
         }
         ++count_;
         bytes_ += e.size;

@@ -103,7 +103,8 @@ class TestCliTree : public QObject {
             {"K", "key-"},      {"KEY", "key"}, {"RUN_A", "1"}, {"RUN_B", "2"}, {"ID", "1"}, {"NAME", "gc"},
             {"SCENARIO", "gc"}, {"A", "1"},     {"B", "2"},      {"k=v", "objects=1000"},
             {"URL", "http://127.0.0.1:9000"}, {"REGION", "eu-west-1"},
-            {"ENTRY_ID", "5f0c0001-aaaa-4bbb-8ccc-000000000001"}, {"ID_A", "a"}, {"ID_B", "b"}};
+            {"ENTRY_ID", "5f0c0001-aaaa-4bbb-8ccc-000000000001"}, {"ID_A", "a"}, {"ID_B", "b"},
+            {"PREFIX", "key-"}, {"REF", "refs/heads/main"}, {"DAYS", "30"}};
         if (simple.contains(placeholder))
             return simple.value(placeholder);
         if (placeholder == "FILE" || placeholder == "SRC" || placeholder == "DB")
@@ -118,6 +119,8 @@ class TestCliTree : public QObject {
             return path(QStringLiteral("out.bin"));
         if (placeholder.startsWith(QLatin1String("FILE.")))
             return path(QStringLiteral("plot.png"));
+        if (placeholder.contains(QLatin1Char('|')))   // a choice ("asc|desc"): the first
+            return placeholder.section(QLatin1Char('|'), 0, 0);
         return {};
     }
 
