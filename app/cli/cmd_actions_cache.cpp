@@ -10,6 +10,7 @@
 // that is not a native store) is an alias of `--db DB --storage STORAGE`.
 #include "ActionsLocation.h"
 #include "CommandTree.h"
+#include "GuiChart.h"
 #include "Handover.h"
 #include "SignalCancel.h"
 #include "TerminalProgress.h"
@@ -17,6 +18,8 @@
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/ActionsReport.h"
 #include "core/actions-cache/SizeIndex.h"
+#include "core/entries/ServerReport.h"
+#include "core/util/OutputFile.h"
 #include "core/jobs/Job.h"
 #include "core/pack/FileLock.h"
 #include "core/store/Store.h"
@@ -30,6 +33,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace cs::actions;
+using namespace cs::entries;
 
 struct AcArgs {
     // Positionals in the order CLI11 fills them (so, in the order given).
@@ -466,6 +470,73 @@ TreeRegistration regReapUploads("actions-cache", "reap-uploads", [](CLI::App& pa
             resolveWords(*a, 0, 0);
             if (a->olderThan && *a->olderThan < 0)
                 throw UsageError("--older-than wants a positive duration like 1d or 12h");
+        });
+    return c;
+});
+
+// --- report -------------------------------------------------------------
+// The whole server at a glance (core/entries/ServerReport.h); the chart is
+// drawn by the GUI binary (GuiChart.h), so this tool links no Qt.
+
+void writeText(const std::string& path, const std::string& text, cs::Job& job)
+{
+    cs::OutputFile out = cs::OutputFile::open(path, [&job] { job.checkCancel(); });
+    out.writeAll(text.data(), text.size());
+    out.commit();
+}
+
+TreeRegistration regReport("actions-cache", "report", [](CLI::App& parent) {
+    auto a = std::make_shared<AcArgs>();
+    auto* c = addCommand(parent, "report",
+                         "The whole server at a glance: space by key family, scope, repo and age, entries past the "
+                         "retention and why, unfinished and orphaned data; reads only",
+                         a);
+    addOldStorage(c, a);
+    c->add_option("--csv", a->csv, "Also write the figures as CSV to FILE")->type_name("FILE");
+    c->add_option("--plot", a->plot, "Also draw the charts to FILE.png, .svg or .pdf")->type_name("FILE.png|.svg|.pdf");
+    c->add_option("--retention", a->retentionDays,
+                  "The server's CACHE_CLEANUP_OLDER_THAN_DAYS: entries unused for longer are past it (default 30)")
+        ->type_name("DAYS");
+    addSizeOption(c, "memory", a->memory, "Memory bound of the repetition estimate (default 256MiB)", 1 << 20);
+    c->add_flag("--no-repetition", a->noRepetition, "Skip the decode pass (compression and repetition)");
+    c->add_flag("--full-scan", a->fullScan, "List every folder again, not only what changed (S3: finds new orphans)");
+    addQuiet(c, a->quiet);
+    c->footer(std::string("Families: the key without a trailing run of 8 or more hex digits and the separator before "
+                          "it. Sizes come from the size index (cachescope's own file in its cache folder, never in "
+                          "the server's data): the first report lists every folder, later ones only what changed. ") +
+              kLocations);
+    onRun(
+        c,
+        [a] {
+            auto cache = ActionsCache::open(pathsOf(*a));
+            cs::Job job("actions-cache report");
+            SignalCancel sc(job);
+            ReportOptions options;
+            options.retentionDays = a->retentionDays;
+            options.repetition = !a->noRepetition;
+            options.memoryBytes = a->memory.value_or(options.memoryBytes);
+            options.fullScan = a->fullScan;
+            ServerReport report;
+            {
+                TerminalProgress progress(job, 0, a->quiet);
+                job.start();
+                report = buildServerReport(*cache, options, job);
+            }
+            if (!a->csv.empty())
+                writeText(a->csv, serverReportCsv(report), job);
+            if (!a->plot.empty()) {
+                TempFolder temp;
+                const std::string json = temp.file("report.json");
+                writeText(json, cs::dumpJson(serverReportJson(report)), job);
+                drawWithGui("--render-report", json, a->plot);
+            }
+            print(*a, serverReportJson(report), serverReportText(report));
+            return Ok;
+        },
+        [a] {
+            resolveWords(*a, 0, 0);
+            if (a->retentionDays < 0 || a->retentionDays > 100000)
+                throw UsageError("--retention wants a number of days from 0 to 100000");
         });
     return c;
 });

@@ -10,6 +10,7 @@
 // Each scenario of core/bench is its own command under `bench`, so its usage
 // line, help and completion come from the tree like every other command.
 #include "CommandTree.h"
+#include "GuiChart.h"
 #include "HumanTime.h"
 #include "SignalCancel.h"
 #include "TerminalProgress.h"
@@ -149,85 +150,24 @@ void writeSamplesCsv(const std::vector<cs::Sample>& samples, const std::string& 
     out.commit();
 }
 
-std::string ownDirectory()
-{
-    char buf[PATH_MAX];
-    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-        return ".";
-    std::string self(buf, size_t(n));
-    return self.substr(0, self.rfind('/'));
-}
-
-// Charts are drawn by the GUI binary next to this one (offscreen), so this
-// tool links no Qt at all: a separate process with QT_QPA_PLATFORM=offscreen
-// reads the run (--render-run: the summary chart) or its samples
-// (--render-samples: the timeline) from a temporary file.
+// Charts are drawn by the GUI binary next to this one (GuiChart.h), so this
+// tool links no Qt at all: the summary chart from the run (--render-run),
+// the timeline from its samples (--render-samples).
 void renderChart(const cs::BenchRun& run, bool timeline, const std::string& plotPath, cs::Job& job)
 {
-    char tmpl[] = "/tmp/cachescope-plot-XXXXXX";
-    if (!::mkdtemp(tmpl))
-        throw cs::Error("cannot create a temporary folder for the chart data");
-    const std::string dir = tmpl;
-    const std::string data = dir + (timeline ? "/samples.csv" : "/run.json");
-    struct Cleanup {
-        std::string dir, data;
-        ~Cleanup()
-        {
-            ::unlink(data.c_str());
-            ::rmdir(dir.c_str());
-        }
-    } cleanup{dir, data};
+    TempFolder temp;
     if (timeline) {
-        writeSamplesCsv(run.samples, data, job);
-    } else {
-        const std::string json = cs::dumpJson(cs::runToJson(run, false));
-        cs::OutputFile out = cs::OutputFile::open(data, [&job] { job.checkCancel(); });
-        out.writeAll(json.data(), json.size());
-        out.commit();
+        const std::string csv = temp.file("samples.csv");
+        writeSamplesCsv(run.samples, csv, job);
+        drawWithGui("--render-samples", csv, plotPath);
+        return;
     }
-    std::string output = plotPath;
-    if (output.empty() || output[0] != '/') {
-        char cwd[PATH_MAX];
-        if (::getcwd(cwd, sizeof cwd))
-            output = std::string(cwd) + "/" + output;
-    }
-    const std::string gui = ownDirectory() + "/cachescope";
-    int errPipe[2];
-    if (::pipe(errPipe) != 0)
-        throw cs::Error("cannot create a pipe to draw the chart");
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::dup2(errPipe[1], STDERR_FILENO);
-        ::close(errPipe[0]);
-        ::close(errPipe[1]);
-        ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
-        const char* argv[] = {gui.c_str(), timeline ? "--render-samples" : "--render-run", data.c_str(), "--output",
-                              output.c_str(), nullptr};
-        ::execv(gui.c_str(), const_cast<char* const*>(argv));
-        std::fprintf(stderr, "%s: cannot start it to draw the chart\n", gui.c_str());
-        ::_exit(127);
-    }
-    ::close(errPipe[1]);
-    if (pid < 0) {
-        ::close(errPipe[0]);
-        throw cs::Error("cannot start " + gui + " to draw the chart");
-    }
-    std::string err;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(errPipe[0], buf, sizeof buf)) != 0;) {
-        if (n < 0)
-            break;
-        err.append(buf, size_t(n));
-    }
-    ::close(errPipe[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        while (!err.empty() && (err.back() == '\n' || err.back() == ' '))
-            err.pop_back();
-        throw cs::Error(err.empty() ? plotPath + ": drawing the chart failed" : err);
-    }
+    const std::string data = temp.file("run.json");
+    const std::string json = cs::dumpJson(cs::runToJson(run, false));
+    cs::OutputFile out = cs::OutputFile::open(data, [&job] { job.checkCancel(); });
+    out.writeAll(json.data(), json.size());
+    out.commit();
+    drawWithGui("--render-run", data, plotPath);
 }
 
 struct RunArgs {

@@ -99,6 +99,9 @@ void ZstdStream::startFrame()
     if (r > 0)
         failAt(name_, consumed_, "the zstd stream ends inside the header of " + frame);
     if (h.frameType == ZSTD_frame) {
+        ++dataFrames_;
+        if (h.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN)
+            ++unsized_;
         largestWindow_ = std::max<uint64_t>(largestWindow_, h.windowSize);
         if (h.windowSize > kMaxWindow)
             failAt(name_, consumed_,

@@ -42,6 +42,8 @@ public:
     uint64_t offset() const override { return decoded_; }   // decoded bytes handed out
     uint64_t inputOffset() const { return consumed_; }      // compressed bytes decoded so far
     uint64_t frames() const { return frames_; }             // frames begun
+    uint64_t dataFrames() const { return dataFrames_; }     // zstd frames begun (not skippable ones)
+    uint64_t unsizedFrames() const { return unsized_; }     // of those, frames that declare no content size
     uint64_t largestWindow() const { return largestWindow_; }
 
 private:
@@ -55,6 +57,8 @@ private:
     uint64_t decoded_ = 0;
     uint64_t consumed_ = 0;
     uint64_t frames_ = 0;
+    uint64_t dataFrames_ = 0;
+    uint64_t unsized_ = 0;
     uint64_t frameStart_ = 0;
     uint64_t largestWindow_ = 0;
     bool inFrame_ = false;

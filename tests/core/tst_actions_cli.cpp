@@ -77,7 +77,13 @@ private slots:
             {"evict", d, "--older-than", "1d", "--dry-run", "--json"},
             {"evict", d, "--max-size", "1KiB", "--key", "linux-*"},
             {"import", d, elsewhere.filePath("store"), "--json"},
+            // The size index goes to the cache folder (XDG_CACHE_HOME, below), never into d.
+            {"ls", d, "--sort", "size", "--limit", "2"},
+            {"ls", d, "--scope", "refs/heads/main", "--key", "linux-", "--json"},
+            {"report", d, "--no-repetition"},
+            {"report", d, "--json", "--retention", "1"},
         };
+        qputenv("XDG_CACHE_HOME", elsewhere.filePath("cache").toUtf8());
         for (const auto& c : commands) {
             const auto r = cli(QStringList{"actions-cache"} + c);
             const int want = c[0] == "verify" ? 1 : 0;
