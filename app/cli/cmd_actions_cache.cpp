@@ -58,6 +58,7 @@ struct AcArgs {
     // report
     std::string csv, plot;
     int retentionDays = 30;
+    std::optional<uint64_t> retentionList;
     bool noRepetition = false, fullScan = false;
     std::optional<uint64_t> memory;
     // import
@@ -497,6 +498,9 @@ TreeRegistration regReport("actions-cache", "report", [](CLI::App& parent) {
     c->add_option("--retention", a->retentionDays,
                   "The server's CACHE_CLEANUP_OLDER_THAN_DAYS: entries unused for longer are past it (default 30)")
         ->type_name("DAYS");
+    c->add_option("--retention-list", a->retentionList,
+                  "Name the oldest N entries past the retention (default 1000; the counts cover all of them)")
+        ->type_name("N");
     addSizeOption(c, "memory", a->memory, "Memory bound of the repetition estimate (default 256MiB)", 1 << 20);
     c->add_flag("--no-repetition", a->noRepetition, "Skip the decode pass (compression and repetition)");
     c->add_flag("--full-scan", a->fullScan, "List every folder again, not only what changed (S3: finds new orphans)");
@@ -513,6 +517,7 @@ TreeRegistration regReport("actions-cache", "report", [](CLI::App& parent) {
             SignalCancel sc(job);
             ReportOptions options;
             options.retentionDays = a->retentionDays;
+            options.retentionList = size_t(a->retentionList.value_or(options.retentionList));
             options.repetition = !a->noRepetition;
             options.memoryBytes = a->memory.value_or(options.memoryBytes);
             options.fullScan = a->fullScan;

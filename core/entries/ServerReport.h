@@ -35,8 +35,12 @@ using actions::ActionsCache;
 using actions::IndexRefreshStats;
 
 // The server's default retention (lib/schemas.ts of v9.4.7 says 90; the
-// issue's contract, and the task's own description, say 30: the contract wins).
+// issue's contract, and the meta description of v9.4.7's
+// tasks/cleanup/cache-entries.ts, say 30: the contract wins).
 constexpr int kDefaultRetentionDays = 30;
+// How many entries past the retention the report names (the oldest); the
+// counts and bytes are over all of them. Memory is this list, not the server.
+constexpr size_t kDefaultRetentionList = 1000;
 
 struct ReportOptions {
     int retentionDays = kDefaultRetentionDays;
@@ -44,6 +48,7 @@ struct ReportOptions {
     uint64_t memoryBytes = uint64_t(256) << 20;
     bool fullScan = false;                // rescan every folder (S3: finds new orphans)
     int64_t nowMs = 0;                    // 0: the clock
+    size_t retentionList = kDefaultRetentionList;   // past_retention.list: the oldest this many
 };
 
 struct GroupFigure {
@@ -81,7 +86,10 @@ struct ServerReport {
     int retentionDays = kDefaultRetentionDays;
     uint64_t pastRetentionEntries = 0, pastRetentionBytes = 0;
     uint64_t eligibleForCleanup = 0;      // downloaded before the cutoff: what the next run selects
-    std::vector<RetainedEntry> pastRetention;   // oldest last use first
+    // Per reason (RetentionReason's order): entries and bytes past the retention.
+    uint64_t pastRetentionByReason[2] = {0, 0}, pastRetentionBytesByReason[2] = {0, 0};
+    // The oldest ReportOptions::retentionList of them, oldest last use first.
+    std::vector<RetainedEntry> pastRetention;
     // Compression and repetition (the decode pass); nullopt when not computed.
     std::optional<std::map<std::string, uint64_t>> formats;   // "tar+zstd", "tar+gzip", "zstd", "gzip", "other"
     std::optional<uint64_t> serialBytes;

@@ -64,13 +64,14 @@ uint64_t blobBytes(const QString& folder, bool merged)
     return QDir(folder + "/parts").exists() ? findBytes(folder + "/parts") : 0;
 }
 
-ServerReport reportOf(const ActionsCacheFixture& f, int retentionDays)
+ServerReport reportOf(const ActionsCacheFixture& f, int retentionDays, size_t retentionList = kDefaultRetentionList)
 {
     auto cache = ActionsCache::open(resolveDataDir(f.dataDir().toStdString()));
     Job job("report");
     job.start();
     ReportOptions options;
     options.retentionDays = retentionDays;
+    options.retentionList = retentionList;
     options.repetition = false;
     return buildServerReport(*cache, options, job);
 }
@@ -176,6 +177,19 @@ private slots:
         QCOMPARE(reasons.at("macos-never-downloaded"), RetentionReason::NeverDownloaded);
         QCOMPARE(reasons.at("buildkit-unmerged-12-parts"), RetentionReason::NeverDownloaded);
         QVERIFY(!reasons.count("windows-merge-stalled"));   // downloaded 2 h ago
+        QCOMPARE(r.pastRetention.size(), size_t(r.pastRetentionEntries));
+        QCOMPARE(r.pastRetentionByReason[0] + r.pastRetentionByReason[1], r.pastRetentionEntries);
+        QCOMPARE(r.pastRetentionBytesByReason[0] + r.pastRetentionBytesByReason[1], r.pastRetentionBytes);
+        QCOMPARE(r.pastRetentionByReason[int(RetentionReason::AwaitingCleanup)], r.eligibleForCleanup);
+        // A bounded list keeps the oldest, in order; the counts still cover every entry.
+        QVERIFY(r.pastRetention.size() >= 3);
+        const ServerReport two = reportOf(f, 1, 2);
+        QCOMPARE(two.pastRetention.size(), size_t(2));
+        QCOMPARE(two.pastRetention[0].id, r.pastRetention[0].id);
+        QCOMPARE(two.pastRetention[1].id, r.pastRetention[1].id);
+        QCOMPARE(two.pastRetentionEntries, r.pastRetentionEntries);
+        QCOMPARE(two.pastRetentionBytes, r.pastRetentionBytes);
+        QCOMPARE(reportOf(f, 1, 0).pastRetention.size(), size_t(0));
         const qint64 cutoff = QDateTime::currentMSecsSinceEpoch() - 86400LL * 1000;
         // What the server's query selects (tasks/cleanup/cache-entries.ts): lastDownloadedAt < cutoff.
         QCOMPARE(qint64(r.eligibleForCleanup),
