@@ -406,8 +406,11 @@ std::vector<Finding> ActionsCache::verifyIndexed(Job& job)
 {
     if (!sizeIndex().built())
         refreshIndex(&job);
+    // The rows and listings both as the index holds them: the rows are read
+    // from the server once per refresh, not again here.
+    const auto rows = indexedCatalog(sizeIndex(), *catalog_);
     const auto view = indexedStorage(sizeIndex(), *storage_);
-    return verifyData(*catalog_, *view, job);
+    return verifyData(*rows, *view, job);
 }
 
 std::vector<ActionsUpload> ActionsCache::uploads()

@@ -265,8 +265,8 @@ public:
     // Memory: one page of rows and listings, plus one name per folder (to
     // find orphans) and the findings.
     std::vector<Finding> verify(Job& job);
-    // The same findings from the size index's listings (no folder listed;
-    // as fresh as its last refresh).
+    // The same findings from the size index's rows and listings (no row
+    // read again, no folder listed; as fresh as its last refresh).
     std::vector<Finding> verifyIndexed(Job& job);
     // The first signal seen (ActivitySignal order); serverUrl, when given,
     // is probed (a TCP connect and, for http, one GET), at most 2 s.

@@ -722,8 +722,16 @@ std::vector<SizeIndex::Group> SizeIndex::groupBy(const std::string& column)
 std::optional<FolderListing> SizeIndex::listing(const std::string& folder, std::string* error)
 {
     auto lk = db_->lock();
-    auto s = db_->prepare("SELECT present, has_parts, merged_size, parts, strays, links, error FROM folders WHERE name = ?1");
+    if (!listing_)
+        listing_ = std::make_unique<Statement>(db_->prepare(
+            "SELECT present, has_parts, merged_size, parts, strays, links, error FROM folders WHERE name = ?1"));
+    Statement& s = *listing_;
+    s.reset();
     s.bindText(1, folder);
+    struct Done {
+        Statement& s;
+        ~Done() { s.reset(); }   // no read left open between calls
+    } done{s};
     if (!s.step())
         return std::nullopt;
     FolderListing l;

@@ -46,7 +46,7 @@
 
 namespace cs {
 class Job;
-namespace sqlite { class Database; }
+namespace sqlite { class Database; class Statement; }
 }
 
 namespace cs::actions {
@@ -111,11 +111,18 @@ private:
     struct Refresh;
     std::string path_;
     std::unique_ptr<sqlite::Database> db_;
+    // listing()'s statement, prepared once (verify asks for every folder);
+    // declared after db_, so it is finalized before the database closes.
+    std::unique_ptr<sqlite::Statement> listing_;
 };
 
 // A read-only view of a storage that answers folders() and listings from
 // the index (what verify needs), and opens objects through live. The index
 // and live must outlive it.
 std::unique_ptr<ActionsStorage> indexedStorage(SizeIndex& index, ActionsStorage& live);
+// A read-only view of a catalog whose entry rows are the index's copy (as
+// the last refresh read them); locations without an entry, uploads and the
+// rest come from live (IndexedCatalog.cpp). The index and live must outlive it.
+std::unique_ptr<ActionsCatalog> indexedCatalog(SizeIndex& index, ActionsCatalog& live);
 
 } // namespace cs::actions
