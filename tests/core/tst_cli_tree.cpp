@@ -364,7 +364,7 @@ private slots:
         QCOMPARE(complete(QStringLiteral("cachescope-cli snapshot create --chunk ''")), QStringList{});
         QCOMPARE(complete(QStringLiteral("cachescope-cli --vers")), QStringList{"--version"});
         QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache ''")),
-                 (QStringList{"contents", "diff", "evict", "frames", "import", "ls", "merge", "reap-uploads", "verify"}));
+                 (QStringList{"contents", "diff", "evict", "frames", "import", "ls", "merge", "reap-uploads", "report", "verify"}));
         QCOMPARE(complete(QStringLiteral("cachescope-cli actions-cache evict d --dry")), QStringList{"--dry-run"});
 
         const QString zsh = path(QStringLiteral("_cachescope-cli"));
