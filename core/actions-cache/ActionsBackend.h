@@ -98,7 +98,7 @@ struct EntryQuery {
     EntryOrder order = EntryOrder::KeyAscending;
     // Index-only filters (exact bytes; "" = any): keys starting with
     // keyPrefix, entries of this scope (ref) or repo id.
-    std::string keyPrefix, scope, repoId;
+    std::string keyPrefix = {}, scope = {}, repoId = {};
 };
 
 // True when the catalog's own SQL gives this query (key and updatedAt

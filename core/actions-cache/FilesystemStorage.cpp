@@ -164,9 +164,9 @@ public:
     {
         if (!isPlainFolderName(folder))
             return std::nullopt;
-        Fd root = openRoot();
+        const Folder root = Folder::open(root_);
         struct stat st;
-        if (::fstatat(root.get(), folder.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+        if (::fstatat(root.fd(), folder.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
             return std::nullopt;
         auto times = [](const struct stat& s) {
             return std::to_string(s.st_mtim.tv_sec) + "." + std::to_string(s.st_mtim.tv_nsec) + "/"
@@ -174,7 +174,7 @@ public:
         };
         std::string stamp = times(st);
         const std::string parts = folder + "/parts";
-        if (::fstatat(root.get(), parts.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+        if (::fstatat(root.fd(), parts.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
             stamp += " " + times(st) + (S_ISDIR(st.st_mode) ? "" : " !dir");
         return stamp;
     }

@@ -35,7 +35,9 @@ PollLoop<std::string>::Read stampRead(const cs::actions::DataDirPaths& paths)
 
 ActionsWatcher::ActionsWatcher(const cs::actions::DataDirPaths& paths, QObject* parent)
     : QObject(parent),
-      loop_(this, stampRead(paths), cs::actions::isPostgresLocation(paths.dbPath) ? kRemoteIntervalMs : kLocalIntervalMs,
+      loop_(this, stampRead(paths),
+            cs::actions::isPostgresLocation(paths.dbPath) || cs::actions::isMysqlLocation(paths.dbPath) ? kRemoteIntervalMs
+                                                                                                       : kLocalIntervalMs,
             [this] { Q_EMIT changed(); }, [this] { Q_EMIT polled(); })
 {
 }

@@ -19,7 +19,7 @@ class ActionsWatcher : public QObject {
     Q_OBJECT
 public:
     static constexpr int kLocalIntervalMs = 1000;   // SQLite: a stat of three files and one small read
-    static constexpr int kRemoteIntervalMs = 3000;  // PostgreSQL: a round trip to the database
+    static constexpr int kRemoteIntervalMs = 3000;  // PostgreSQL, MySQL: a round trip to the database
 
     explicit ActionsWatcher(const cs::actions::DataDirPaths& paths, QObject* parent = nullptr);
 
