@@ -8,6 +8,7 @@
 // (tst_actions_races runs its races on MySQL too).
 #include "common/ActionsCacheFixture.h"
 #include "common/CatalogPaging.h"
+#include "common/DeploymentSummary.h"
 #include "common/RemoteDeployment.h"
 #include "common/TestServers.h"
 #include "common/TestSupport.h"
@@ -29,27 +30,6 @@ using namespace cs;
 using namespace cs::actions;
 using testsupport::ActionsCacheFixture;
 using testsupport::MariaDbTestServer;
-
-namespace {
-
-std::map<std::string, std::string> summary(const std::vector<ActionsEntry>& entries)
-{
-    std::map<std::string, std::string> out;
-    for (const auto& e : entries)
-        out[e.id] = e.key + "|" + entryStateName(e.state) + "|" + std::to_string(e.size) + "|" +
-                    std::to_string(e.partsPresent) + "|" + (e.mergedPresent ? "m" : "-");
-    return out;
-}
-
-std::multiset<std::string> kinds(const std::vector<Finding>& findings)
-{
-    std::multiset<std::string> out;
-    for (const auto& f : findings)
-        out.insert(std::string(findingKindName(f.kind)) + " " + f.folder);
-    return out;
-}
-
-} // namespace
 
 class TestActionsMysql : public QObject {
     Q_OBJECT
@@ -151,15 +131,15 @@ private slots:
         const Deployment d = deploy();
         auto local = ActionsCache::open(resolveDataDir(d.fixture->dataDir().toStdString()));
         auto remote = open(d, false);
-        const auto want = summary(local->entries());
+        const auto want = testsupport::entrySummary(local->entries());
         QCOMPARE(int(want.size()), 5);
-        QCOMPARE(summary(remote->entries()), want);
+        QCOMPARE(testsupport::entrySummary(remote->entries()), want);
         QCOMPARE(remote->uploads().size(), local->uploads().size());
         QCOMPARE(remote->catalog().locations().size(), local->catalog().locations().size());
         Job j1, j2;
-        const auto localFindings = kinds(local->verify(j1));
+        const auto localFindings = testsupport::findingKinds(local->verify(j1));
         QVERIFY(!localFindings.empty());
-        QCOMPARE(kinds(remote->verify(j2)), localFindings);
+        QCOMPARE(testsupport::findingKinds(remote->verify(j2)), localFindings);
         // A page joins each entry to its location, as the full read does.
         for (const auto& row : remote->catalog().entriesPage(std::nullopt, 10)) {
             QVERIFY2(row.location, row.id.c_str());

@@ -5,6 +5,7 @@
 // read must agree with the same operation on the SQLite + folder layout.
 #include "common/ActionsCacheFixture.h"
 #include "common/CatalogPaging.h"
+#include "common/DeploymentSummary.h"
 #include "common/RemoteDeployment.h"
 #include "common/TestServers.h"
 #include "common/TestSupport.h"
@@ -30,27 +31,6 @@
 
 using namespace cs;
 using namespace cs::actions;
-
-namespace {
-
-std::map<std::string, std::string> summary(const std::vector<ActionsEntry>& entries)
-{
-    std::map<std::string, std::string> out;
-    for (const auto& e : entries)
-        out[e.id] = e.key + "|" + entryStateName(e.state) + "|" + std::to_string(e.size) + "|" +
-                    std::to_string(e.partsPresent) + "|" + (e.mergedPresent ? "m" : "-");
-    return out;
-}
-
-std::multiset<std::string> kinds(const std::vector<Finding>& findings)
-{
-    std::multiset<std::string> out;
-    for (const auto& f : findings)
-        out.insert(std::string(findingKindName(f.kind)) + " " + f.folder);
-    return out;
-}
-
-} // namespace
 
 class TestActionsRemote : public QObject {
     Q_OBJECT
@@ -126,14 +106,14 @@ private slots:
         const Deployment d = deploy();
         auto local = ActionsCache::open(resolveDataDir(fixture_->dataDir().toStdString()));
         auto remote = openRemote(d, false);
-        const auto want = summary(local->entries());
+        const auto want = testsupport::entrySummary(local->entries());
         QCOMPARE(int(want.size()), 5);
-        QCOMPARE(summary(remote->entries()), want);
+        QCOMPARE(testsupport::entrySummary(remote->entries()), want);
         QCOMPARE(remote->uploads().size(), local->uploads().size());
         Job j1, j2;
-        const auto localFindings = kinds(local->verify(j1));
+        const auto localFindings = testsupport::findingKinds(local->verify(j1));
         QVERIFY(!localFindings.empty());
-        const auto remoteFindings = kinds(remote->verify(j2));
+        const auto remoteFindings = testsupport::findingKinds(remote->verify(j2));
         if (remoteFindings != localFindings) {
             for (const auto& k : localFindings)
                 qWarning("data dir: %s", k.c_str());
@@ -253,7 +233,7 @@ private slots:
         auto pg = remote::PgConnection::connect(d.conninfo);
         pg->exec(R"(UPDATE storage_locations SET "mergeStartedAt" = "mergeStartedAt" - 20 * 60 * 1000 WHERE "folderName" = '1005')");
         Job verify;
-        const auto findings = kinds(cache->verify(verify));
+        const auto findings = testsupport::findingKinds(cache->verify(verify));
         QVERIFY2(findings.count("stalled-merge 1005"), "verify does not report the interrupted merge");
         Job again;
         cache->merge({id}, again, WriteOptions{true, 0});
