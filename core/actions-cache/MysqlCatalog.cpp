@@ -13,6 +13,7 @@
 // out, not as row comparisons, so MariaDB's and MySQL's range optimizers
 // both seek on them.
 #include "core/actions-cache/RemoteBackends.h"
+#include "core/actions-cache/ServerRows.h"
 
 #include "core/remote/MysqlConnection.h"
 #include "core/util/Error.h"
@@ -30,52 +31,10 @@ using remote::MysqlValue;
 const char* const kLocationColumns =
     "l.`id`, l.`folderName`, l.`partCount`, l.`mergeStartedAt`, l.`mergedAt`, l.`partsDeletedAt`, l.`lastDownloadedAt`";
 
-LocationRow locationAt(const MysqlResult& r, int row, int c)
-{
-    LocationRow l;
-    l.id = r.text(row, c);
-    l.folderName = r.text(row, c + 1);
-    l.partCount = r.i64(row, c + 2);
-    l.mergeStartedAtMs = r.optI64(row, c + 3);
-    l.mergedAtMs = r.optI64(row, c + 4);
-    l.partsDeletedAtMs = r.optI64(row, c + 5);
-    l.lastDownloadedAtMs = r.optI64(row, c + 6);
-    return l;
-}
-
-std::vector<LocationRow> locationRows(const MysqlResult& r)
-{
-    std::vector<LocationRow> out;
-    out.reserve(size_t(r.rows()));
-    for (int i = 0; i < r.rows(); ++i)
-        out.push_back(locationAt(r, i, 0));
-    return out;
-}
-
 std::string entrySelect(const std::string& from)
 {
     return "SELECT e.`id`, e.`key`, e.`version`, e.`scope`, e.`repoId`, e.`updatedAt`, e.`locationId`, " +
            std::string(kLocationColumns) + " FROM " + from + " e LEFT JOIN storage_locations l ON l.`id` = e.`locationId`";
-}
-
-std::vector<EntryRow> entryRows(const MysqlResult& r)
-{
-    std::vector<EntryRow> out;
-    out.reserve(size_t(r.rows()));
-    for (int i = 0; i < r.rows(); ++i) {
-        EntryRow e;
-        e.id = r.text(i, 0);
-        e.key = r.text(i, 1);
-        e.version = r.text(i, 2);
-        e.scope = r.text(i, 3);
-        e.repoId = r.text(i, 4);
-        e.updatedAtMs = r.i64(i, 5);
-        e.locationId = r.text(i, 6);
-        if (!r.isNull(i, 7))
-            e.location = locationAt(r, i, 7);
-        out.push_back(std::move(e));
-    }
-    return out;
 }
 
 MysqlParams withParam(MysqlParams params, MysqlValue value)
@@ -285,22 +244,7 @@ public:
         const MysqlResult r = c->exec(
             "SELECT `id`, `key`, `version`, `scope`, `repoId`, `createdAt`, `lastPartUploadedAt`, `folderName`, "
             "`startedPartUploadCount`, `finishedPartUploadCount` FROM uploads ORDER BY `createdAt`, `id`");
-        std::vector<UploadRow> out;
-        for (int i = 0; i < r.rows(); ++i) {
-            UploadRow u;
-            u.id = r.i64(i, 0);
-            u.key = r.text(i, 1);
-            u.version = r.text(i, 2);
-            u.scope = r.text(i, 3);
-            u.repoId = r.text(i, 4);
-            u.createdAtMs = r.i64(i, 5);
-            u.lastPartUploadedAtMs = r.optI64(i, 6);
-            u.folderName = r.text(i, 7);
-            u.startedPartUploadCount = r.i64(i, 8);
-            u.finishedPartUploadCount = r.i64(i, 9);
-            out.push_back(std::move(u));
-        }
-        return out;
+        return uploadRows(r);
     }
 
     std::vector<std::string> otherUsers() override

@@ -4,6 +4,7 @@
 // transaction and nothing is held between calls (no locks, no snapshot a
 // running server could wait on).
 #include "core/actions-cache/RemoteBackends.h"
+#include "core/actions-cache/ServerRows.h"
 
 #include "core/remote/PgConnection.h"
 #include "core/remote/S3Config.h"
@@ -19,19 +20,6 @@ using remote::PgTransaction;
 
 const char* const kLocationColumns =
     R"(l."id", l."folderName", l."partCount", l."mergeStartedAt", l."mergedAt", l."partsDeletedAt", l."lastDownloadedAt")";
-
-LocationRow locationAt(const PgResult& r, int row, int c)
-{
-    LocationRow l;
-    l.id = r.text(row, c);
-    l.folderName = r.text(row, c + 1);
-    l.partCount = r.i64(row, c + 2);
-    l.mergeStartedAtMs = r.optI64(row, c + 3);
-    l.mergedAtMs = r.optI64(row, c + 4);
-    l.partsDeletedAtMs = r.optI64(row, c + 5);
-    l.lastDownloadedAtMs = r.optI64(row, c + 6);
-    return l;
-}
 
 const std::string kEntrySelect = std::string(R"(SELECT e."id", e."key", e."version", e."scope", e."repoId", e."updatedAt", e."locationId", )") +
                                  kLocationColumns +
@@ -71,26 +59,6 @@ std::string pageJoin(const std::string& pageSql, const std::string& orderBy)
     const std::string from = "FROM cache_entries e";
     sql.replace(sql.find(from), from.size(), "FROM (" + pageSql + ") e");
     return sql + orderBy;
-}
-
-std::vector<EntryRow> entryRows(const PgResult& r)
-{
-    std::vector<EntryRow> out;
-    out.reserve(size_t(r.rows()));
-    for (int i = 0; i < r.rows(); ++i) {
-        EntryRow e;
-        e.id = r.text(i, 0);
-        e.key = r.text(i, 1);
-        e.version = r.text(i, 2);
-        e.scope = r.text(i, 3);
-        e.repoId = r.isNull(i, 4) ? std::string() : r.text(i, 4);
-        e.updatedAtMs = r.i64(i, 5);
-        e.locationId = r.text(i, 6);
-        if (!r.isNull(i, 7))
-            e.location = locationAt(r, i, 7);
-        out.push_back(std::move(e));
-    }
-    return out;
 }
 
 class PostgresCatalog final : public ActionsCatalog {
@@ -234,10 +202,7 @@ public:
         const PgResult r = c->exec(std::string("SELECT ") + kLocationColumns +
                                    R"( FROM storage_locations l WHERE NOT EXISTS)"
                                    R"( (SELECT 1 FROM cache_entries e WHERE e."locationId" = l."id") ORDER BY l."id")");
-        std::vector<LocationRow> out;
-        for (int i = 0; i < r.rows(); ++i)
-            out.push_back(locationAt(r, i, 0));
-        return out;
+        return locationRows(r);
     }
 
     std::vector<LocationRow> locations() override
@@ -245,11 +210,7 @@ public:
         auto c = connect();
         PgTransaction read(*c, PgTransaction::ReadOnly);
         const PgResult r = c->exec(std::string("SELECT ") + kLocationColumns + R"( FROM storage_locations l ORDER BY l."id")");
-        std::vector<LocationRow> out;
-        out.reserve(size_t(r.rows()));
-        for (int i = 0; i < r.rows(); ++i)
-            out.push_back(locationAt(r, i, 0));
-        return out;
+        return locationRows(r);
     }
 
     std::vector<UploadRow> uploads() override
@@ -259,22 +220,7 @@ public:
         const PgResult r = c->exec(
             R"(SELECT "id", "key", "version", "scope", "repoId", "createdAt", "lastPartUploadedAt", "folderName", )"
             R"("startedPartUploadCount", "finishedPartUploadCount" FROM uploads ORDER BY "createdAt", "id")");
-        std::vector<UploadRow> out;
-        for (int i = 0; i < r.rows(); ++i) {
-            UploadRow u;
-            u.id = r.i64(i, 0);
-            u.key = r.text(i, 1);
-            u.version = r.text(i, 2);
-            u.scope = r.text(i, 3);
-            u.repoId = r.isNull(i, 4) ? std::string() : r.text(i, 4);
-            u.createdAtMs = r.i64(i, 5);
-            u.lastPartUploadedAtMs = r.optI64(i, 6);
-            u.folderName = r.text(i, 7);
-            u.startedPartUploadCount = r.i64(i, 8);
-            u.finishedPartUploadCount = r.i64(i, 9);
-            out.push_back(std::move(u));
-        }
-        return out;
+        return uploadRows(r);
     }
 
     std::vector<std::string> otherUsers() override

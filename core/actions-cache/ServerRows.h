@@ -1,0 +1,85 @@
+// The server's rows as the remote catalogs read them, once for both
+// (PostgresCatalog, MysqlCatalog): a result type with text, i64, optI64 and
+// isNull by row and column (PgResult, MysqlResult), and the columns in the
+// order each catalog's SELECT names them.
+#pragma once
+#include "core/actions-cache/ActionsBackend.h"
+
+#include <string>
+#include <vector>
+
+namespace cs::actions {
+
+// id, folderName, partCount, mergeStartedAt, mergedAt, partsDeletedAt,
+// lastDownloadedAt, from column c on.
+template <typename Result>
+LocationRow locationAt(const Result& r, int row, int c)
+{
+    LocationRow l;
+    l.id = r.text(row, c);
+    l.folderName = r.text(row, c + 1);
+    l.partCount = r.i64(row, c + 2);
+    l.mergeStartedAtMs = r.optI64(row, c + 3);
+    l.mergedAtMs = r.optI64(row, c + 4);
+    l.partsDeletedAtMs = r.optI64(row, c + 5);
+    l.lastDownloadedAtMs = r.optI64(row, c + 6);
+    return l;
+}
+
+template <typename Result>
+std::vector<LocationRow> locationRows(const Result& r)
+{
+    std::vector<LocationRow> out;
+    out.reserve(size_t(r.rows()));
+    for (int i = 0; i < r.rows(); ++i)
+        out.push_back(locationAt(r, i, 0));
+    return out;
+}
+
+// id, key, version, scope, repoId, updatedAt, locationId, then the location's
+// columns (NULL when the entry's location row is missing).
+template <typename Result>
+std::vector<EntryRow> entryRows(const Result& r)
+{
+    std::vector<EntryRow> out;
+    out.reserve(size_t(r.rows()));
+    for (int i = 0; i < r.rows(); ++i) {
+        EntryRow e;
+        e.id = r.text(i, 0);
+        e.key = r.text(i, 1);
+        e.version = r.text(i, 2);
+        e.scope = r.text(i, 3);
+        e.repoId = r.isNull(i, 4) ? std::string() : r.text(i, 4);
+        e.updatedAtMs = r.i64(i, 5);
+        e.locationId = r.text(i, 6);
+        if (!r.isNull(i, 7))
+            e.location = locationAt(r, i, 7);
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+// id, key, version, scope, repoId, createdAt, lastPartUploadedAt,
+// folderName, startedPartUploadCount, finishedPartUploadCount.
+template <typename Result>
+std::vector<UploadRow> uploadRows(const Result& r)
+{
+    std::vector<UploadRow> out;
+    for (int i = 0; i < r.rows(); ++i) {
+        UploadRow u;
+        u.id = r.i64(i, 0);
+        u.key = r.text(i, 1);
+        u.version = r.text(i, 2);
+        u.scope = r.text(i, 3);
+        u.repoId = r.isNull(i, 4) ? std::string() : r.text(i, 4);
+        u.createdAtMs = r.i64(i, 5);
+        u.lastPartUploadedAtMs = r.optI64(i, 6);
+        u.folderName = r.text(i, 7);
+        u.startedPartUploadCount = r.i64(i, 8);
+        u.finishedPartUploadCount = r.i64(i, 9);
+        out.push_back(std::move(u));
+    }
+    return out;
+}
+
+} // namespace cs::actions
