@@ -9,7 +9,12 @@
 
 #include "core/actions-cache/ActionsCache.h"
 #include "core/entries/EntryBlob.h"
+#include "core/entries/ReadAheadStream.h"
 #include "core/entries/ZstdStream.h"
+#include "core/util/Error.h"
+
+#include <atomic>
+#include <optional>
 
 using namespace cs;
 using namespace cs::entries;
@@ -23,6 +28,42 @@ QByteArray readAll(ByteStream& in, size_t chunk = 70000)
     while (size_t n = in.read(buf.data(), buf.size()))
         out.append(buf.data(), qsizetype(n));
     return out;
+}
+
+// Bytes 0..size-1 (i * 7 mod 251) in reads of odd lengths, with an error
+// at failAt (when set) after the bytes before it.
+class Numbered final : public ByteStream {
+public:
+    Numbered(uint64_t size, std::optional<uint64_t> failAt = {}) : size_(size), failAt_(failAt) {}
+    size_t read(void* buf, size_t n) override
+    {
+        if (failAt_ && at_ == *failAt_)
+            throw Error("numbered at offset " + std::to_string(at_) + ": the read failed");
+        uint64_t end = std::min<uint64_t>(size_, at_ + std::min<size_t>(n, 1 + (at_ * 31) % 300000));
+        if (failAt_ && at_ < *failAt_)
+            end = std::min(end, *failAt_);
+        auto* out = static_cast<unsigned char*>(buf);
+        for (uint64_t i = at_; i < end; ++i)
+            *out++ = static_cast<unsigned char>(i * 7 % 251);
+        const size_t got = size_t(end - at_);
+        at_ = end;
+        ++reads;
+        return got;
+    }
+    uint64_t offset() const override { return at_; }
+    std::atomic<int> reads{0};
+
+private:
+    uint64_t size_, at_ = 0;
+    std::optional<uint64_t> failAt_;
+};
+
+bool numbered(const QByteArray& got, uint64_t from = 0)
+{
+    for (qsizetype i = 0; i < got.size(); ++i)
+        if (static_cast<unsigned char>(got[i]) != (from + uint64_t(i)) * 7 % 251)
+            return false;
+    return true;
 }
 
 void mergedOrParts()
@@ -144,6 +185,48 @@ private slots:
         const std::string at = "('truncated-key') at offset " + std::to_string(long30_.size() / 2) + ":";
         QVERIFY2(err.find(at) != std::string::npos, err.c_str());
         QVERIFY2(err.find("truncated") != std::string::npos, err.c_str());
+    }
+
+    // The read-ahead stream hands out the inner stream's bytes in order,
+    // whatever the read sizes on either side; an inner error comes after
+    // exactly the bytes before it; it reads at most its slots ahead, and a
+    // reader that stops early stops the thread (the destructor returns).
+    void readAheadHandsOutTheBytesInOrderThenTheError()
+    {
+        const uint64_t size = 9 * ReadAheadStream::kSlotBytes + 12345;
+        for (size_t chunk : {size_t(1000), size_t(70000), size_t(3) << 20}) {
+            Numbered inner(size);
+            ReadAheadStream ahead(inner);
+            const QByteArray all = readAll(ahead, chunk);
+            QCOMPARE(uint64_t(all.size()), size);
+            QVERIFY(numbered(all));
+            QCOMPARE(ahead.offset(), size);
+            char more[16];
+            QCOMPARE(ahead.read(more, sizeof more), size_t(0));
+        }
+        const uint64_t failAt = 5 * ReadAheadStream::kSlotBytes + 777;
+        Numbered failing(size, failAt);
+        ReadAheadStream ahead(failing);
+        QByteArray got;
+        std::string buf(65536, '\0');
+        const std::string err = testsupport::errorOf([&] {
+            while (size_t n = ahead.read(buf.data(), buf.size()))
+                got.append(buf.data(), qsizetype(n));
+        });
+        QCOMPARE(uint64_t(got.size()), failAt);
+        QVERIFY(numbered(got));
+        QCOMPARE(ahead.offset(), uint64_t(got.size()));
+        QVERIFY2(err == "numbered at offset " + std::to_string(failAt) + ": the read failed", err.c_str());
+        // Read one byte, then wait: the thread fills its slots and no more.
+        Numbered lazy(size);
+        {
+            ReadAheadStream early(lazy);
+            char one = 0;
+            QCOMPARE(early.read(&one, 1), size_t(1));
+            QTest::qWait(200);
+            QVERIFY(lazy.offset() <= (ReadAheadStream::kSlots + 1) * ReadAheadStream::kSlotBytes);
+        }
+        QVERIFY(lazy.offset() < size);
     }
 
     void aMissingPartIsNamed()
