@@ -28,6 +28,9 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
+
+#include <functional>
+#include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -101,7 +104,13 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     summary_ = new SummaryChart;
     charts_ = new QTabWidget;
     charts_->setDocumentMode(true);
-    charts_->addTab(summary_, tr("Summary"));
+    // Scrolled rather than squeezed when the pane is shorter than the
+    // chart's panels, legend and caption need.
+    summaryScroll_ = new QScrollArea;
+    summaryScroll_->setWidget(summary_);
+    summaryScroll_->setWidgetResizable(true);
+    summaryScroll_->setFrameShape(QFrame::NoFrame);
+    charts_->addTab(summaryScroll_, tr("Summary"));
     charts_->addTab(plot_, tr("Timeline"));
     results_ = new ResultTableModel(this);
     resultView_ = new QTableView;
@@ -400,16 +409,42 @@ void BenchmarkDocument::onFinished(const JobOutcome& outcome)
     statusLabel_->setText(outcome.ok() ? tr("Run %1 done.").arg(run->id)
                                        : tr("Run %1 %2: %3").arg(run->id).arg(q(run->status), outcome.message));
     // Show the finished run from its own samples (all of them, not the live
-    // window), then re-read the history, each in its own turn of the event
-    // loop: together they kept the GUI thread busy past a display frame.
-    QTimer::singleShot(0, this, [this, run] {
-        showRuns({*run});
-        QTimer::singleShot(0, this, [this, run] {
-            reloadHistory();
-            const int row = history_->rowOf(run->id);
-            if (row >= 0)
-                historyView_->selectRow(row);
-            Q_EMIT runFinished(run->id, q(run->status));
+    // window): the tables, the summary chart, the timeline, then the history
+    // re-read, each in a turn of the event loop of its own, and each chart's
+    // stage after the previous chart's replot (a zero timer would land in
+    // the same turn as that replot). Together they kept the GUI thread busy
+    // 26-32 ms at load 9 (the timeline's rebuild, the summary's first
+    // replot). Another run shown meanwhile (a click in the history) drops
+    // the stages left.
+    shown_ = {*run};
+    const quint64 generation = ++shownGeneration_;
+    const auto current = [this, generation] { return generation == shownGeneration_; };
+    const auto finish = [this, run] {
+        reloadHistory();
+        const int row = history_->rowOf(run->id);
+        if (row >= 0)
+            historyView_->selectRow(row);
+        Q_EMIT runFinished(run->id, q(run->status));
+    };
+    // After plot's next replot, run then in a later turn (at once when the
+    // run shown is no longer this one).
+    const auto afterReplotOf = [this, current](QCustomPlot* plot, std::function<void()> then) {
+        if (!current())
+            return then();
+        connect(plot, &QCustomPlot::afterReplot, this, [this, then] { QTimer::singleShot(0, this, then); },
+                Qt::SingleShotConnection);
+    };
+    QTimer::singleShot(0, this, [=, this] {
+        if (current())
+            showTables();
+        QTimer::singleShot(0, this, [=, this] {
+            if (current())
+                showSummary();
+            afterReplotOf(summary_, [=, this] {
+                if (current())
+                    showTimeline();
+                afterReplotOf(plot_, finish);
+            });
         });
     });
 }
@@ -428,21 +463,20 @@ void BenchmarkDocument::reloadHistory()
 void BenchmarkDocument::showRuns(std::vector<cs::BenchRun> runs)
 {
     shown_ = std::move(runs);
-    plot_->clearAll();
-    plot_->setWindowSeconds(0);
+    ++shownGeneration_;
+    showTables();
+    showSummary();
+    showTimeline();
+}
+
+void BenchmarkDocument::showTables()
+{
     std::vector<std::vector<cs::Sample>> sampleRuns;
     QStringList labels;
-    for (size_t i = 0; i < shown_.size(); ++i) {
-        const QString label = shown_.size() > 1 ? QStringLiteral("%1 run %2").arg(QLatin1Char(i == 0 ? 'A' : 'B')).arg(shown_[i].id)
-                                                : QString();
-        plot_->addRun(shown_[i].samples, shown_[i].result.phases, int(i), label);
-        sampleRuns.push_back(shown_[i].samples);
-        labels << QString::number(shown_[i].id);
+    for (const cs::BenchRun& r : shown_) {
+        sampleRuns.push_back(r.samples);
+        labels << QString::number(r.id);
     }
-    plot_->refresh();
-    summary_->setRuns(shown_);
-    if (!shown_.empty())
-        showSummaryTab(true);
     sampleModel_->setRuns(std::move(sampleRuns), labels);
     if (shown_.size() == 2)
         results_->setComparison(cs::compareRuns(shown_[0], shown_[1]), tr("A: run %1").arg(shown_[0].id),
@@ -458,6 +492,25 @@ void BenchmarkDocument::showRuns(std::vector<cs::BenchRun> runs)
     for (int c = 0; c < results_->columnCount(); ++c)
         if (resultView_->columnWidth(c) > widest)
             resultView_->setColumnWidth(c, widest);
+}
+
+void BenchmarkDocument::showSummary()
+{
+    summary_->setRuns(shown_);
+    if (!shown_.empty())
+        showSummaryTab(true);
+}
+
+void BenchmarkDocument::showTimeline()
+{
+    plot_->clearAll();
+    plot_->setWindowSeconds(0);
+    for (size_t i = 0; i < shown_.size(); ++i) {
+        const QString label = shown_.size() > 1 ? QStringLiteral("%1 run %2").arg(QLatin1Char(i == 0 ? 'A' : 'B')).arg(shown_[i].id)
+                                                : QString();
+        plot_->addRun(shown_[i].samples, shown_[i].result.phases, int(i), label);
+    }
+    plot_->refresh();
 }
 
 bool BenchmarkDocument::showRun(qint64 id)
@@ -527,7 +580,7 @@ void BenchmarkDocument::deleteSelected()
     reloadHistory();
 }
 
-void BenchmarkDocument::showSummaryTab(bool summary) { charts_->setCurrentWidget(summary ? static_cast<QWidget*>(summary_) : plot_); }
+void BenchmarkDocument::showSummaryTab(bool summary) { charts_->setCurrentWidget(summary ? static_cast<QWidget*>(summaryScroll_) : plot_); }
 
 bool BenchmarkDocument::exportChart(const QString& path, QString* error)
 {

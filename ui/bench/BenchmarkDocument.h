@@ -27,6 +27,7 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QScrollArea;
 class QTableView;
 class QTabWidget;
 class QTimer;
@@ -107,6 +108,10 @@ private:
     void drainLive();
     void onFinished(const JobOutcome& outcome);
     void showRuns(std::vector<cs::BenchRun> runs);
+    // The parts of showing shown_, each one turn of the event loop's work.
+    void showTables();
+    void showSummary();
+    void showTimeline();
     void compareSelected();
     void showSelected();
     void deleteSelected();
@@ -126,6 +131,7 @@ private:
     SamplePlot* plot_;
     SummaryChart* summary_;
     QTabWidget* charts_;
+    QScrollArea* summaryScroll_;
     QTableView* resultView_;
     ResultTableModel* results_;
     QTableView* historyView_;
@@ -136,6 +142,7 @@ private:
     std::shared_ptr<Queue> queue_;
     std::shared_ptr<cs::BenchRun> pending_;   // the run the worker fills in
     std::vector<cs::BenchRun> shown_;
+    quint64 shownGeneration_ = 0;   // moves on with every shown_, so a staged show can tell it is stale
     QList<QAction*> exportActions_;
     qint64 liveReceived_ = 0;
     double liveWindow_ = 600;

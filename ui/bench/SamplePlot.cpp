@@ -46,7 +46,7 @@ QString SamplePlot::panelOf(const QString& series)
     return unit.isEmpty() ? tr("count") : unit;
 }
 
-SamplePlot::SamplePlot(QWidget* parent) : QCustomPlot(parent)
+SamplePlot::SamplePlot(QWidget* parent) : QueuedPlot(parent)
 {
     setMinimumHeight(240);
     setNoAntialiasingOnDrag(true);

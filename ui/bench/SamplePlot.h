@@ -20,14 +20,14 @@
 
 #include <QHash>
 #include <QString>
-#include <qcustomplot.h>
+#include "ui/charts/QueuedPlot.h"
 
 #include <deque>
 #include <vector>
 
 namespace ui {
 
-class SamplePlot : public QCustomPlot {
+class SamplePlot : public QueuedPlot {
     Q_OBJECT
 public:
     explicit SamplePlot(QWidget* parent = nullptr);

@@ -75,7 +75,7 @@ QString SummaryChart::captionOf(const cs::BenchRun& run)
            QLatin1Char('\n') + tr("machine: %1; cachescope %2").arg(q(run.machine.describe()), q(run.version));
 }
 
-SummaryChart::SummaryChart(QWidget* parent) : QCustomPlot(parent)
+SummaryChart::SummaryChart(QWidget* parent) : QueuedPlot(parent)
 {
     setMinimumHeight(240);
     plotLayout()->clear();
@@ -231,13 +231,20 @@ void SummaryChart::setRuns(const std::vector<cs::BenchRun>& runs)
     plotLayout()->addElement(plotLayout()->rowCount(), 0, captionText);
     plotLayout()->setRowStretchFactor(0, 0.001);
     plotLayout()->setRowStretchFactor(plotLayout()->rowCount() - 1, 0.001);
-    // Room for every panel at its minimum, the title, the legend and the
-    // caption's lines: squeezed below that, QCustomPlot overlaps them.
+    // Room for every panel at its minimum with its margins (the inner rect
+    // is 150 px; below it come two lines of tick labels), the title, the
+    // legend and the caption's lines: squeezed below that, QCustomPlot
+    // overlaps them (the legend covered the caption's first line at 900 px).
     int panels = 0;
     for (int i = 0; i < plotLayout()->elementCount(); ++i)
         panels += qobject_cast<QCPAxisRect*>(plotLayout()->elementAt(i)) != nullptr;
     const int captionLines = int(caption_.count(QLatin1Char('\n'))) + 1;
-    setMinimumHeight(std::max(240, panels * 150 + 120 + captionLines * QFontMetrics(small).lineSpacing()));
+    const int line = QFontMetrics(font()).lineSpacing();
+    const int smallLine = QFontMetrics(small).lineSpacing();
+    const int panel = 150 + 2 * line + 24;
+    const int titleRow = QFontMetrics(titleFont).lineSpacing() + 12;
+    const int legendRow = legendBars.isEmpty() ? 0 : (two ? 2 : 1) * smallLine + 16;
+    setMinimumHeight(std::max(240, panels * panel + titleRow + legendRow + captionLines * smallLine + 12));
     PlotTheme::apply(this);
     replot(rpQueuedReplot);
 }

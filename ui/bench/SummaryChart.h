@@ -11,13 +11,13 @@
 #pragma once
 #include "core/bench/Bench.h"
 
-#include <qcustomplot.h>
+#include "ui/charts/QueuedPlot.h"
 
 #include <vector>
 
 namespace ui {
 
-class SummaryChart : public QCustomPlot {
+class SummaryChart : public QueuedPlot {
     Q_OBJECT
 public:
     explicit SummaryChart(QWidget* parent = nullptr);
