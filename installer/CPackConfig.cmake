@@ -108,6 +108,9 @@ set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)   # cachescope: Depends cachescope
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS zstd)
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME cachescope-cli)
+# Opened when first used (core/util/LazyLibrary.h), so no ELF dependency
+# shows them to shlibdeps: named here, added to what it finds.
+set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "libarchive13, libssl3")
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_CLI_DESCRIPTION "inspect build-cache stores and zstd snapshots from scripts
 cachescope-cli reads the frame layout of any zstd file (and says whether a

@@ -3,7 +3,8 @@
 // libmariadb and libcurl (ldd), a local command and --version map none of
 // them to their end (/proc/PID/maps at the exit, common/ExitMaps.h), a
 // PostgreSQL, MySQL or S3 location loads just its own module's library, and
-// a missing module is one sentence naming the package to install.
+// a missing module is one sentence naming the package to install; --version
+// and frames map neither libarchive nor libcrypto (opened on first use).
 #include "common/ActionsCacheFixture.h"
 #include "common/ExitMaps.h"
 #include "common/RemoteDeployment.h"
@@ -59,10 +60,18 @@ private slots:
         QVERIFY2(found.isEmpty(), qPrintable("cachescope-cli links " + found.join(", ")));
     }
 
+    // libarchive and libcrypto are opened on first use (core/util/LazyLibrary.h).
+    static void checkNoLazyLibraries(const testsupport::ExitMapsRun& r, const char* what)
+    {
+        for (const char* lib : {"/libarchive.so", "/libcrypto.so", "/libxml2.so", "/libicuuc.so"})
+            QVERIFY2(r.maps.find(lib) == std::string::npos, qPrintable(QString(what) + " maps " + lib));
+    }
+
     void versionMapsNoRemoteLibrary()
     {
         const auto r = testsupport::runToExitMaps({cli(), "--version"});
         checkNoRemoteLibraries(r, "--version");
+        checkNoLazyLibraries(r, "--version");
         QVERIFY(r.out.startsWith("cachescope-cli "));
     }
 
@@ -76,6 +85,7 @@ private slots:
         QCOMPARE(testsupport::zstd({"-q", "-f", raw, "-o", zst}).exitCode, 0);
         const auto r = testsupport::runToExitMaps({cli(), "frames", zst});
         checkNoRemoteLibraries(r, "frames");
+        checkNoLazyLibraries(r, "frames");
         QVERIFY2(r.out.contains("frame"), r.out.constData());
     }
 
