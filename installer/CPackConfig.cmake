@@ -52,6 +52,16 @@ install(FILES ${pkgdir}/cachescope-cli.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/copyright ${pkgdir}/changelog.Debian.gz
   DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/cachescope-cli COMPONENT cli)
 
+# ---- cachescope-postgres, cachescope-mysql, cachescope-s3: the remote
+# backends, modules the programs load when a location names one (their
+# install rules are in core/CMakeLists.txt, component = backend), so that
+# cachescope-cli itself depends on none of libpq, libmariadb and libcurl.
+set(CACHESCOPE_REMOTE_COMPONENTS postgres mysql s3)
+foreach(component ${CACHESCOPE_REMOTE_COMPONENTS})
+  install(FILES ${CMAKE_CURRENT_LIST_DIR}/copyright ${pkgdir}/changelog.Debian.gz
+    DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/cachescope-${component} COMPONENT ${component})
+endforeach()
+
 # ---- cachescope: the GUI
 install(TARGETS cachescope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT gui)
 install(FILES ${PROJECT_SOURCE_DIR}/resources/${CACHESCOPE_APP_ID}.desktop
@@ -79,8 +89,12 @@ set(CPACK_PACKAGE_HOMEPAGE_URL "https://cachescope.org/")
 # paragraphs: CPack indents them and writes the " ." lines).
 set(CPACK_GENERATOR "DEB;TGZ")
 set(CPACK_STRIP_FILES ON)
-set(CPACK_COMPONENTS_ALL cli gui)
+set(CPACK_COMPONENTS_ALL cli gui ${CACHESCOPE_REMOTE_COMPONENTS})
 set(CPACK_COMPONENT_GUI_DEPENDS cli)
+# A module is of one build: each depends on cachescope-cli (= version).
+set(CPACK_COMPONENT_POSTGRES_DEPENDS cli)
+set(CPACK_COMPONENT_MYSQL_DEPENDS cli)
+set(CPACK_COMPONENT_S3_DEPENDS cli)
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)   # name_version-release_arch.deb
@@ -94,6 +108,9 @@ set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)   # cachescope: Depends cachescope
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS zstd)
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME cachescope-cli)
+# Opened when first used (core/util/LazyLibrary.h), so no ELF dependency
+# shows them to shlibdeps: named here, added to what it finds.
+set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "libarchive13, libssl3")
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_CLI_DESCRIPTION "inspect build-cache stores and zstd snapshots from scripts
 cachescope-cli reads the frame layout of any zstd file (and says whether a
@@ -104,6 +121,27 @@ also browses the data of a self-hosted GitHub Actions cache server and
 runs benchmarks. Output is a table or JSON.
 
 This package holds the command-line tool only; it needs no display.")
+# The remote backends are recommended: installed by default, left out with
+# --no-install-recommends on a machine that reads local data only.
+set(CPACK_DEBIAN_CLI_PACKAGE_RECOMMENDS "zstd, cachescope-postgres, cachescope-mysql, cachescope-s3")
+set(CPACK_DEBIAN_POSTGRES_PACKAGE_NAME cachescope-postgres)
+set(CPACK_DEBIAN_POSTGRES_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_POSTGRES_DESCRIPTION "PostgreSQL catalogs for cachescope
+The module cachescope and cachescope-cli load to open the catalog of a
+GitHub Actions cache server deployed on PostgreSQL (postgres:// locations),
+through libpq.")
+set(CPACK_DEBIAN_MYSQL_PACKAGE_NAME cachescope-mysql)
+set(CPACK_DEBIAN_MYSQL_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_MYSQL_DESCRIPTION "MySQL and MariaDB catalogs for cachescope
+The module cachescope and cachescope-cli load to open the catalog of a
+GitHub Actions cache server deployed on MySQL or MariaDB (mysql://
+locations), through MariaDB Connector/C.")
+set(CPACK_DEBIAN_S3_PACKAGE_NAME cachescope-s3)
+set(CPACK_DEBIAN_S3_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_S3_DESCRIPTION "S3 storage for cachescope
+The module cachescope and cachescope-cli load to read and write the
+storage of a GitHub Actions cache server kept in an S3-compatible bucket
+(s3:// locations), through libcurl.")
 set(CPACK_DEBIAN_GUI_PACKAGE_NAME cachescope)
 set(CPACK_DEBIAN_GUI_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_GUI_DESCRIPTION "desktop inspector for build-cache stores and zstd snapshots

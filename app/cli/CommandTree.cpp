@@ -186,6 +186,17 @@ void configureTopLevel(CLI::App& app)
 
 void buildTree(CLI::App& app) { buildUnder(app, ""); }
 
+bool buildCommand(CLI::App& app, const std::string& name)
+{
+    for (const auto& node : nodesUnder(""))
+        if (node.name == name) {
+            if (CLI::App* command = node.build(app))
+                buildUnder(*command, node.name);
+            return true;
+        }
+    return false;
+}
+
 namespace {
 bool g_parseOnly = false;
 std::string g_parsedCommand;

@@ -50,6 +50,10 @@ struct TreeRegistration {
 // Builds the whole tree under app (app is the top level: its formatter,
 // help, help-all and version flags are inherited by every command).
 void buildTree(CLI::App& app);
+// Builds only the top-level command `name` (with everything under it): a run
+// of one command declares its own options, not every command's. False when
+// no top-level command has that name.
+bool buildCommand(CLI::App& app, const std::string& name);
 // The top-level app as the tool configures it (name, description, flags).
 void configureTopLevel(CLI::App& app);
 

@@ -32,7 +32,15 @@ int main(int argc, char** argv)
 {
     CLI::App app;
     cli::configureTopLevel(app);
-    cli::buildTree(app);
+    // A run of one command builds that command's part of the tree only, and
+    // --version none of it (the start of every run, bench_startup); a flag
+    // at the top level (--help, --help-all) or a misspelt command builds it
+    // all, as their text lists every command; so does __export (the man
+    // page and completions of the whole tree).
+    const bool versionOnly = argc == 2 && (std::strcmp(argv[1], "--version") == 0 || std::strcmp(argv[1], "-V") == 0);
+    const bool oneCommand = argc >= 2 && argv[1][0] != '-' && std::strncmp(argv[1], "__", 2) != 0;
+    if (!versionOnly && !(oneCommand && cli::buildCommand(app, argv[1])))
+        cli::buildTree(app);
 
     const auto named = app.get_subcommands([&](const CLI::App* c) { return argc >= 2 && c->get_name() == argv[1]; });
     if (argc >= 2 && argv[1][0] != '-' && named.empty()) {

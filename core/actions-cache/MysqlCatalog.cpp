@@ -398,6 +398,4 @@ std::unique_ptr<ActionsCatalog> openMysqlCatalog(const std::string& url, bool wr
     return std::make_unique<MysqlCatalog>(url, writable, password);
 }
 
-bool isMysqlLocation(const std::string& db) { return db.rfind("mysql://", 0) == 0 || db.rfind("mariadb://", 0) == 0; }
-
 } // namespace cs::actions

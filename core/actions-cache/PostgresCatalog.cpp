@@ -7,7 +7,6 @@
 #include "core/actions-cache/ServerRows.h"
 
 #include "core/remote/PgConnection.h"
-#include "core/remote/S3Config.h"
 #include "core/util/Error.h"
 
 namespace cs::actions {
@@ -355,41 +354,6 @@ std::unique_ptr<ActionsCatalog> openPostgresCatalog(const std::string& conninfo,
                                                     const std::string& password)
 {
     return std::make_unique<PostgresCatalog>(conninfo, writable, password);
-}
-
-bool isPostgresLocation(const std::string& db)
-{
-    return db.rfind("postgres://", 0) == 0 || db.rfind("postgresql://", 0) == 0 ||
-           (db.find("dbname=") != std::string::npos && db.find('=') < db.find('/'));
-}
-
-bool isS3Location(const std::string& storage) { return storage.rfind("s3://", 0) == 0; }
-
-std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writable,
-                                              const RemoteCredentials& credentials)
-{
-    if (isPostgresLocation(db))
-        return openPostgresCatalog(db, writable, credentials.dbPassword);
-    if (isMysqlLocation(db))
-        return openMysqlCatalog(db, writable, credentials.dbPassword);
-    return openSqliteCatalog(db, writable);
-}
-
-std::unique_ptr<ActionsStorage> openStorageAt(const std::string& storage, const RemoteOptions& options, Job* job)
-{
-    if (isS3Location(storage)) {
-        remote::S3Config config = remote::S3Config::fromLocation(storage, options.endpoint, options.region);
-        // Typed-in keys replace the environment's as a set: a typed key id
-        // never pairs with a secret of another account from the environment.
-        const RemoteCredentials& c = options.credentials;
-        if (!c.accessKeyId.empty() || !c.secretAccessKey.empty()) {
-            config.accessKeyId = c.accessKeyId;
-            config.secretAccessKey = c.secretAccessKey;
-            config.sessionToken = c.sessionToken;
-        }
-        return openS3Storage(config, job);
-    }
-    return openFilesystemStorage(storage);
 }
 
 } // namespace cs::actions

@@ -3,6 +3,12 @@
 // (STORAGE_DRIVER=s3), behind the
 // same ActionsCatalog/ActionsStorage interfaces as the SQLite + filesystem
 // data dir, and a chooser that opens whichever a location names.
+//
+// The remote backends are shared modules (RemoteModule.h): openCatalogAt and
+// openStorageAt (RemoteBackends.cpp) load the one a location names on first
+// use. openPostgresCatalog, openMysqlCatalog and openS3Storage are defined in
+// the modules' code: the programs never call them (they do not link them),
+// only the tests that link a backend's static library, cs_remote_<name>.
 #pragma once
 #include "core/actions-cache/ActionsBackend.h"
 

@@ -6,6 +6,8 @@
 // key=value pairs; the password comes from the URL, PGPASSWORD or
 // ~/.pgpass and is never kept by this class beyond libpq's own connection.
 #pragma once
+#include "core/remote/Conninfo.h"   // redactConninfo
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -76,8 +78,5 @@ private:
     PgConnection& c_;
     bool open_ = false;
 };
-
-// Removes a password from a libpq URL or key=value string (for messages).
-std::string redactConninfo(const std::string& conninfo);
 
 } // namespace cs::remote

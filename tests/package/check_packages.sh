@@ -46,6 +46,24 @@ done
 if field "$cli_deb" Depends | grep -Eqi 'libqt6|qcustomplot'; then
   fail "cachescope-cli depends on Qt: $(field "$cli_deb" Depends)"
 fi
+# The remote backends are packages of their own, each one module that
+# depends on its library and on this build's cachescope-cli; the CLI package
+# depends on none of those libraries.
+if field "$cli_deb" Depends | grep -Eqi 'libpq|libmariadb|libcurl'; then
+  fail "cachescope-cli depends on a remote backend's library: $(field "$cli_deb" Depends)"
+fi
+module_debs=()
+for backend in postgres:libpq mysql:libmariadb s3:libcurl; do
+  name=${backend%%:*}
+  deb="$work/out/cachescope-${name}_${version}-1_${arch}.deb"
+  [ -f "$deb" ] || { ls "$work/out" >&2; fail "no $(basename "$deb")"; }
+  field "$deb" Depends | grep -q "cachescope-cli (= ${version}-1)" \
+    || fail "$(basename "$deb") does not depend on cachescope-cli (= ${version}-1)"
+  field "$deb" Depends | grep -q "${backend#*:}" || fail "$(basename "$deb") does not depend on ${backend#*:}"
+  dpkg-deb -c "$deb" | grep -q "/cachescope/cachescope-${name}.so$" || fail "$(basename "$deb") has no cachescope-${name}.so"
+  field "$cli_deb" Recommends | grep -qw "cachescope-${name}" || fail "cachescope-cli does not recommend cachescope-${name}"
+  module_debs+=("$deb")
+done
 
 for deb in "$cli_deb" "$gui_deb"; do
   root="$work/root-$(field "$deb" Package)"
@@ -60,6 +78,18 @@ cli_root="$work/root-cachescope-cli"
 gui_root="$work/root-cachescope"
 if ldd "$cli_root/usr/bin/cachescope-cli" | grep -i 'libqt'; then fail "cachescope-cli loads Qt"; fi
 v=$("$cli_root/usr/bin/cachescope-cli" --version 2>&1) || fail "cachescope-cli --version: $v"
+# Without the module package a MySQL location says what to install; with it
+# extracted beside the tool, the module loads (and the refused connection is
+# the error).
+v=$("$cli_root/usr/bin/cachescope-cli" actions-cache ls --db mysql://u@127.0.0.1:1/x --storage "$work" 2>&1)
+grep -q "install the Debian package cachescope-mysql" <<<"$v" || fail "a missing module says '$v'"
+for deb in "${module_debs[@]}"; do dpkg -x "$deb" "$cli_root" || fail "dpkg -x $(basename "$deb")"; done
+for so in $(find "$cli_root/usr/lib" -name "cachescope-*.so"); do
+  out=$(ldd "$so" 2>&1) || fail "ldd $so: $out"
+  if grep -q 'not found' <<<"$out"; then fail "$(basename "$so"): $(grep 'not found' <<<"$out")"; fi
+done
+v=$("$cli_root/usr/bin/cachescope-cli" actions-cache ls --db mysql://u@127.0.0.1:1/x --storage "$work" 2>&1)
+grep -q "not installed\|cannot be loaded" <<<"$v" && fail "the extracted cachescope-mysql module does not load: $v"
 grep -q "$version" <<<"$v" || fail "cachescope-cli --version says '$v', not $version"
 v=$(QT_QPA_PLATFORM=offscreen "$gui_root/usr/bin/cachescope" --version 2>&1) || fail "cachescope --version: $v"
 grep -q "$version" <<<"$v" || fail "cachescope --version says '$v', not $version"

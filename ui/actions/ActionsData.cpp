@@ -2,7 +2,7 @@
 
 #include "core/actions-cache/RemoteBackends.h"
 #include "core/jobs/Job.h"
-#include "core/remote/PgConnection.h"
+#include "core/remote/Conninfo.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
