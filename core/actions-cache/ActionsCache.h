@@ -43,10 +43,10 @@ struct IndexRefreshStats;
 // The halves may also be the server's other drivers: db a PostgreSQL URL
 // (postgres://USER@HOST:PORT/DB) or a MySQL one (mysql://USER@HOST:PORT/DB)
 // and storage an S3 location
-// (s3://BUCKET[/ROOT]); DATA_DIR is then not needed (core/actions-cache/RemoteBackends.h).
+// (s3://BUCKET[/ROOT]) or a GCS one (gs://BUCKET[/ROOT]); DATA_DIR is then not needed (core/actions-cache/RemoteBackends.h).
 struct DataDirPaths {
     std::string dbPath;           // SQLite file, or a PostgreSQL URL / conninfo, or a MySQL URL
-    std::string storageDir;       // storage folder, or s3://BUCKET[/ROOT]
+    std::string storageDir;       // storage folder, or s3://BUCKET[/ROOT] or gs://BUCKET[/ROOT]
     std::string endpoint;         // S3 endpoint URL (else AWS_ENDPOINT_URL, else AWS's)
     std::string region;           // S3 region (else AWS_REGION)
     RemoteCredentials credentials;
