@@ -168,6 +168,7 @@ ActionsEntry entryFrom(const EntryRow& row)
         e.mergedAtMs = l.mergedAtMs;
         e.partsDeletedAtMs = l.partsDeletedAtMs;
         e.lastDownloadedAtMs = l.lastDownloadedAtMs;
+        e.sizeBytes = l.sizeBytes;
         e.state = stateOf(l.mergeStartedAtMs, l.mergedAtMs, l.partsDeletedAtMs);
     }
     return e;
@@ -205,6 +206,7 @@ LocationRow locationOf(const ActionsEntry& e)
     l.mergedAtMs = e.mergedAtMs;
     l.partsDeletedAtMs = e.partsDeletedAtMs;
     l.lastDownloadedAtMs = e.lastDownloadedAtMs;
+    l.sizeBytes = e.sizeBytes;
     return l;
 }
 

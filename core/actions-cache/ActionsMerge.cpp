@@ -333,18 +333,28 @@ std::vector<ActionsMergeResult> ActionsCache::merge(const std::vector<std::strin
     };
     for (const auto& s : steps) {
         ActionsMergeResult r = resultOf(s);
-        if (s.work == MergeWork::Refused && s.entry.hasLocation && rowChanged(s.entry)) {
+        try {
+            if (s.work == MergeWork::Refused && s.entry.hasLocation && rowChanged(s.entry)) {
+                r.error = false;
+                r.skipped = true;
+                r.action = std::string(kLostRace) + "its row changed while its folder was listed)";
+            } else if (s.work == MergeWork::Full) {
+                mergeFull(*catalog_, *storage_, s, job, done, total, options, r);
+            } else if (s.work == MergeWork::DeleteParts) {
+                job.checkCancel();
+                if (!deleteParts(*catalog_, *storage_, s, locationOf(s.entry))) {
+                    r.skipped = true;
+                    r.action = std::string(kLostRace) + "its parts were deleted meanwhile)";
+                }
+            }
+        } catch (const LeaseHeld& held) {
+            // The server merges it, or a download reads it: its to finish,
+            // not even --force takes it over. (A lease taken after our merged
+            // object was written leaves that object, the bytes the server's
+            // merge writes too, and the row unmerged for the server to set.)
             r.error = false;
             r.skipped = true;
-            r.action = std::string(kLostRace) + "its row changed while its folder was listed)";
-        } else if (s.work == MergeWork::Full) {
-            mergeFull(*catalog_, *storage_, s, job, done, total, options, r);
-        } else if (s.work == MergeWork::DeleteParts) {
-            job.checkCancel();
-            if (!deleteParts(*catalog_, *storage_, s, locationOf(s.entry))) {
-                r.skipped = true;
-                r.action = std::string(kLostRace) + "its parts were deleted meanwhile)";
-            }
+            r.action = held.what();
         }
         results.push_back(std::move(r));
     }
