@@ -24,6 +24,7 @@
 #include "core/actions-cache/ActionsCache.h"
 
 #include "core/actions-cache/ActionsInternal.h"
+#include "core/actions-cache/ServerSchema.h"
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 
@@ -150,6 +151,12 @@ static std::vector<MergeStep> planAll(ActionsCache& cache, const std::vector<std
     const int64_t now = nowMs();
     std::vector<MergeStep> steps;
     std::vector<bool> found(ids.size(), false);
+    // The server's unexpired leases (newer schemas): a plan says which
+    // entries a merge would leave to the server; the write tests them again
+    // in its own transaction.
+    std::map<std::string, LeaseRow> leased;
+    for (auto& l : cache.catalog().leases(now))
+        leased.emplace(l.storageLocationId, std::move(l));
     cache.forEachEntryPage(EntryQuery{}, 1000, [&](std::vector<ActionsEntry>& page) {
         for (const auto& e : page) {
             bool named = false;
@@ -161,6 +168,11 @@ static std::vector<MergeStep> planAll(ActionsCache& cache, const std::vector<std
             MergeStep s = planOne(cache.storage(), e, named, now, options);
             if (s.work == MergeWork::None && !named)
                 continue;
+            if (const auto l = leased.find(e.locationId);
+                l != leased.end() && (s.work == MergeWork::Full || s.work == MergeWork::DeleteParts)) {
+                s.work = MergeWork::Skipped;
+                s.action = leaseSentence(cache.catalog().describe(), l->second);
+            }
             steps.push_back(std::move(s));
         }
     });

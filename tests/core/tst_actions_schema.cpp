@@ -259,6 +259,19 @@ private slots:
         QCOMPARE(int(cache->catalog().leases(nowMs()).size()), 3);
         const FixtureEntryIds ids{d.fixture->entry("1003"), d.fixture->entry("1005")};
 
+        // Each catalog write refuses by itself, in its transaction ...
+        std::optional<LocationRow> row1003;
+        for (auto& l : cache->catalog().locations())
+            if (l.folderName == "1003")
+                row1003 = std::move(l);
+        QVERIFY(row1003);
+        QVERIFY_THROWS_EXCEPTION(LeaseHeld, (void)cache->catalog().setMergeStarted(*row1003, nowMs()));
+        QVERIFY_THROWS_EXCEPTION(LeaseHeld, (void)cache->catalog().setPartsDeleted(*row1003, nowMs()));
+        QVERIFY_THROWS_EXCEPTION(LeaseHeld, (void)cache->catalog().deleteLocation(row1003->id, row1003));
+        // ... and a merge's plan already says so.
+        const auto plan = cache->planMerge({ids.merge.toStdString()}, force);
+        QVERIFY2(plan.size() == 1 && plan[0].skipped && plan[0].action.find("7d3c0f7e-merge-token") != std::string::npos,
+                 plan.empty() ? "" : plan[0].action.c_str());
         // merge
         Job j1;
         const auto merged = cache->merge({ids.merge.toStdString()}, j1, force);
