@@ -13,6 +13,9 @@
 //           startedPartUploadCount, finishedPartUploadCount integer)
 // Storage objects: <folderName>/parts/<index> (index in decimal, parts
 // arrive in any order) and <folderName>/merged.
+// Newer servers add storage_locations.sizeBytes and the lease tables
+// merge_leases and storage_reader_leases (ServerSchema.h): read when there,
+// any other added column or table is left alone.
 //
 // Contract for implementations:
 // - Reads change nothing: a catalog opened read-only writes no byte; each
@@ -24,8 +27,13 @@
 //   crashed sequence can be run again. Catalog writes are compare-and-set
 //   against the row the plan read: beside a running server a lost race is a
 //   skip, never a lost update.
+// - A write on a location with an unexpired lease of the server (a merge
+//   or a download under way) throws LeaseHeld, tested in the write's own
+//   transaction; no --force overrides it.
 // - Errors are cs::Error with one sentence naming the path/URL and object.
 #pragma once
+#include "core/util/Error.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,6 +61,25 @@ struct LocationRow {
     std::string folderName;
     int64_t partCount = 0;  // as stored: may be absurd (checked against the files, never looped to)
     std::optional<int64_t> mergeStartedAtMs, mergedAtMs, partsDeletedAtMs, lastDownloadedAtMs;
+    // Newer servers: the folder's bytes when the upload completed (nullopt:
+    // NULL, not backfilled yet, or a v9.4.7 schema without the column).
+    std::optional<int64_t> sizeBytes = std::nullopt;
+};
+
+// An unexpired lease of the server on a location (ServerSchema.h).
+struct LeaseRow {
+    std::string table;              // "merge_leases" or "storage_reader_leases"
+    std::string id;                 // the merge lease's token, the reader lease's id
+    std::string storageLocationId;
+    std::string scope;              // reader leases: "parts" or "storage"
+    int64_t expiresAtMs = 0;
+};
+
+// A write refused because the location is under a lease (the message names it).
+class LeaseHeld : public Error {
+public:
+    LeaseHeld(const std::string& message, LeaseRow l) : Error(message), lease(std::move(l)) {}
+    LeaseRow lease;
 };
 
 struct EntryRow {
@@ -164,6 +191,13 @@ public:
     virtual std::vector<std::string> entryIdsAfter(const std::string& afterId, size_t limit);
     // The entries with these ids (missing ones are left out), any order.
     virtual std::vector<EntryRow> entriesWithIds(const std::vector<std::string>& ids);
+    // The server's leases unexpired at nowMs (none on a schema without the
+    // lease tables), by location.
+    virtual std::vector<LeaseRow> leases(int64_t nowMs)
+    {
+        (void)nowMs;
+        return {};
+    }
 
 
     // Who else has this catalog open, as the system shows it, one phrase
@@ -190,6 +224,8 @@ public:
     // another cachescope run, got there first) and nothing was written; the
     // caller skips the entry, it is not a failure.
     // nullopt clears mergeStartedAt, as the server does when a merge fails.
+    // Each throws LeaseHeld, writing nothing, while the location has an
+    // unexpired lease (deleteLocation too).
     [[nodiscard]] virtual bool setMergeStarted(const LocationRow& seen, std::optional<int64_t> ms) = 0;
     [[nodiscard]] virtual bool setMerged(const LocationRow& seen, int64_t ms) = 0;
     [[nodiscard]] virtual bool setPartsDeleted(const LocationRow& seen, int64_t ms) = 0;

@@ -90,7 +90,7 @@ DataDirPaths resolveDataDir(const std::string& dataDir, const std::optional<std:
     if (!isPostgresLocation(p.dbPath) && !isMysqlLocation(p.dbPath) && !fs::exists(fs::symlink_status(p.dbPath, ec)))
         fail(p.dbPath, "no such database (the server keeps it at DB_SQLITE_PATH, .data/sqlite.db by default; "
                        "name it with --db)");
-    if (!isS3Location(p.storageDir) && !fs::is_directory(p.storageDir, ec))
+    if (!isBucketLocation(p.storageDir) && !fs::is_directory(p.storageDir, ec))
         fail(p.storageDir, "no such storage folder for the database " + p.dbPath
                                + " (the server keeps it at STORAGE_FILESYSTEM_PATH, .data/storage/filesystem by "
                                  "default; name it with --storage)");
@@ -168,6 +168,7 @@ ActionsEntry entryFrom(const EntryRow& row)
         e.mergedAtMs = l.mergedAtMs;
         e.partsDeletedAtMs = l.partsDeletedAtMs;
         e.lastDownloadedAtMs = l.lastDownloadedAtMs;
+        e.sizeBytes = l.sizeBytes;
         e.state = stateOf(l.mergeStartedAtMs, l.mergedAtMs, l.partsDeletedAtMs);
     }
     return e;
@@ -205,6 +206,7 @@ LocationRow locationOf(const ActionsEntry& e)
     l.mergedAtMs = e.mergedAtMs;
     l.partsDeletedAtMs = e.partsDeletedAtMs;
     l.lastDownloadedAtMs = e.lastDownloadedAtMs;
+    l.sizeBytes = e.sizeBytes;
     return l;
 }
 
@@ -390,7 +392,7 @@ SizeIndex& ActionsCache::sizeIndex()
         const std::string db = catalog_->describe();
         if (!isPostgresLocation(db))
             local.push_back(fs::path(db).parent_path().string());
-        if (!isS3Location(storage_->describe()))
+        if (!isBucketLocation(storage_->describe()))
             local.push_back(storage_->describe());
         index_ = std::make_unique<SizeIndex>(SizeIndex::pathFor(db, storage_->describe(), local));
     }

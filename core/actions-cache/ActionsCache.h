@@ -43,10 +43,10 @@ struct IndexRefreshStats;
 // The halves may also be the server's other drivers: db a PostgreSQL URL
 // (postgres://USER@HOST:PORT/DB) or a MySQL one (mysql://USER@HOST:PORT/DB)
 // and storage an S3 location
-// (s3://BUCKET[/ROOT]); DATA_DIR is then not needed (core/actions-cache/RemoteBackends.h).
+// (s3://BUCKET[/ROOT]) or a GCS one (gs://BUCKET[/ROOT]); DATA_DIR is then not needed (core/actions-cache/RemoteBackends.h).
 struct DataDirPaths {
     std::string dbPath;           // SQLite file, or a PostgreSQL URL / conninfo, or a MySQL URL
-    std::string storageDir;       // storage folder, or s3://BUCKET[/ROOT]
+    std::string storageDir;       // storage folder, or s3://BUCKET[/ROOT] or gs://BUCKET[/ROOT]
     std::string endpoint;         // S3 endpoint URL (else AWS_ENDPOINT_URL, else AWS's)
     std::string region;           // S3 region (else AWS_REGION)
     RemoteCredentials credentials;
@@ -69,6 +69,9 @@ struct ActionsEntry {
     std::string folderName;
     int64_t partCount = 0;        // as the row claims
     std::optional<int64_t> mergeStartedAtMs, mergedAtMs, partsDeletedAtMs, lastDownloadedAtMs;
+    // Newer servers' storage_locations.sizeBytes: what the server counts for
+    // its capacity eviction (nullopt: no such column, or NULL).
+    std::optional<int64_t> sizeBytes;
     EntryState state = EntryState::Unmerged;
     // From the files (one listing of the folder):
     uint64_t size = 0;            // the stored blob: merged object when merged, else the parts present
@@ -114,6 +117,7 @@ enum class FindingKind {
     UnfinishedUpload,     // an uploads row (uploads are deleted when they finish)
     SymbolicLink,         // a link inside the storage folder (never followed)
     StorageError,         // a folder that cannot be listed
+    SizeBytesWrong,       // newer servers: the location's sizeBytes matches neither its blob nor its folder
 };
 const char* findingKindName(FindingKind k); // "missing-parts", "orphan-folder", ...
 

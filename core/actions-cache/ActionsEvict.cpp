@@ -155,8 +155,13 @@ std::vector<ActionsEntry> ActionsCache::evict(const ActionsEvictPolicy& policy, 
                         + " ago: a download may still stream it (--parts-grace)");
             continue;
         }
-        if (!catalog_->deleteLocation(e.locationId, e.hasLocation ? std::optional(locationOf(e)) : std::nullopt)) {
-            skip(e, "skipped, the server got there first: its row changed since the plan");
+        try {
+            if (!catalog_->deleteLocation(e.locationId, e.hasLocation ? std::optional(locationOf(e)) : std::nullopt)) {
+                skip(e, "skipped, the server got there first: its row changed since the plan");
+                continue;
+            }
+        } catch (const LeaseHeld& held) {
+            skip(e, held.what());   // a merge or a download of the server's under way: not even --force
             continue;
         }
         CS_ACTIONS_KILL_POINT("evict-rows-deleted");
@@ -230,9 +235,14 @@ std::vector<Finding> ActionsCache::removeOrphans(Job& job, WriteOptions options)
             for (const auto& e : catalog_->entries())
                 if (e.locationId == f.entryId)
                     stillOrphan = false;
-            // The delete is a compare-and-set on that row: changed since, it stays.
-            if (!stillOrphan || !catalog_->deleteLocation(f.entryId, seen))
+            // The delete is a compare-and-set on that row: changed since, or
+            // under a lease of the server, it stays.
+            try {
+                if (!stillOrphan || !catalog_->deleteLocation(f.entryId, seen))
+                    continue;
+            } catch (const LeaseHeld&) {
                 continue;
+            }
             const std::string folder = seen->folderName;
             CS_ACTIONS_KILL_POINT("orphan-location-deleted");
             if (isPlainFolderName(folder) && namedFolders(*catalog_).count(folder) == 0)

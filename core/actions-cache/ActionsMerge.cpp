@@ -24,6 +24,7 @@
 #include "core/actions-cache/ActionsCache.h"
 
 #include "core/actions-cache/ActionsInternal.h"
+#include "core/actions-cache/ServerSchema.h"
 #include "core/jobs/Job.h"
 #include "core/util/Error.h"
 
@@ -150,6 +151,12 @@ static std::vector<MergeStep> planAll(ActionsCache& cache, const std::vector<std
     const int64_t now = nowMs();
     std::vector<MergeStep> steps;
     std::vector<bool> found(ids.size(), false);
+    // The server's unexpired leases (newer schemas): a plan says which
+    // entries a merge would leave to the server; the write tests them again
+    // in its own transaction.
+    std::map<std::string, LeaseRow> leased;
+    for (auto& l : cache.catalog().leases(now))
+        leased.emplace(l.storageLocationId, std::move(l));
     cache.forEachEntryPage(EntryQuery{}, 1000, [&](std::vector<ActionsEntry>& page) {
         for (const auto& e : page) {
             bool named = false;
@@ -161,6 +168,11 @@ static std::vector<MergeStep> planAll(ActionsCache& cache, const std::vector<std
             MergeStep s = planOne(cache.storage(), e, named, now, options);
             if (s.work == MergeWork::None && !named)
                 continue;
+            if (const auto l = leased.find(e.locationId);
+                l != leased.end() && (s.work == MergeWork::Full || s.work == MergeWork::DeleteParts)) {
+                s.work = MergeWork::Skipped;
+                s.action = leaseSentence(cache.catalog().describe(), l->second);
+            }
             steps.push_back(std::move(s));
         }
     });
@@ -333,18 +345,28 @@ std::vector<ActionsMergeResult> ActionsCache::merge(const std::vector<std::strin
     };
     for (const auto& s : steps) {
         ActionsMergeResult r = resultOf(s);
-        if (s.work == MergeWork::Refused && s.entry.hasLocation && rowChanged(s.entry)) {
+        try {
+            if (s.work == MergeWork::Refused && s.entry.hasLocation && rowChanged(s.entry)) {
+                r.error = false;
+                r.skipped = true;
+                r.action = std::string(kLostRace) + "its row changed while its folder was listed)";
+            } else if (s.work == MergeWork::Full) {
+                mergeFull(*catalog_, *storage_, s, job, done, total, options, r);
+            } else if (s.work == MergeWork::DeleteParts) {
+                job.checkCancel();
+                if (!deleteParts(*catalog_, *storage_, s, locationOf(s.entry))) {
+                    r.skipped = true;
+                    r.action = std::string(kLostRace) + "its parts were deleted meanwhile)";
+                }
+            }
+        } catch (const LeaseHeld& held) {
+            // The server merges it, or a download reads it: its to finish,
+            // not even --force takes it over. (A lease taken after our merged
+            // object was written leaves that object, the bytes the server's
+            // merge writes too, and the row unmerged for the server to set.)
             r.error = false;
             r.skipped = true;
-            r.action = std::string(kLostRace) + "its row changed while its folder was listed)";
-        } else if (s.work == MergeWork::Full) {
-            mergeFull(*catalog_, *storage_, s, job, done, total, options, r);
-        } else if (s.work == MergeWork::DeleteParts) {
-            job.checkCancel();
-            if (!deleteParts(*catalog_, *storage_, s, locationOf(s.entry))) {
-                r.skipped = true;
-                r.action = std::string(kLostRace) + "its parts were deleted meanwhile)";
-            }
+            r.action = held.what();
         }
         results.push_back(std::move(r));
     }

@@ -81,6 +81,7 @@ Json entryJson(const ActionsEntry& e)
     o["merge_started_at_ms"] = optMs(e.mergeStartedAtMs);
     o["merged_at_ms"] = optMs(e.mergedAtMs);
     o["parts_deleted_at_ms"] = optMs(e.partsDeletedAtMs);
+    o["size_bytes"] = optMs(e.sizeBytes);   // newer servers' count, null on v9.4.7
     if (!e.hasLocation)
         o["error"] = "storage location '" + e.locationId + "' does not exist";
     else if (!e.storageError.empty())

@@ -28,6 +28,7 @@ const char* findingKindName(FindingKind k)
     case FindingKind::UnfinishedUpload: return "unfinished-upload";
     case FindingKind::SymbolicLink: return "symbolic-link";
     case FindingKind::StorageError: return "storage-error";
+    case FindingKind::SizeBytesWrong: return "size-bytes-wrong";
     }
     return "?";
 }
@@ -92,6 +93,17 @@ void checkLocation(ActionsStorage& storage, const std::string& entryId, const st
         add(FindingKind::ExtraParts, storage.objectName(folder, stray),
             "is not an object the server writes (a leftover temp file or a stray name)");
 
+    // Newer servers record the folder's bytes when the upload completes (and
+    // backfill older rows from a listing): the parts then, the merged
+    // object after the parts go, both while they overlap.
+    if (l.sizeBytes) {
+        const uint64_t blob = l.mergedAtMs && listing.mergedSize ? *listing.mergedSize : partBytes;
+        const uint64_t folderBytes = listing.mergedSize.value_or(0) + partBytes;
+        if (*l.sizeBytes < 0 || (uint64_t(*l.sizeBytes) != blob && uint64_t(*l.sizeBytes) != folderBytes))
+            add(FindingKind::SizeBytesWrong, storage.objectName(folder, ""),
+                "the location's sizeBytes says " + std::to_string(*l.sizeBytes) + " bytes but its blob is "
+                    + std::to_string(blob) + " bytes (" + std::to_string(folderBytes) + " in the folder)");
+    }
     if (l.partCount < 0)
         add(FindingKind::MissingParts, storage.objectName(folder, "parts"),
             "the location claims " + std::to_string(l.partCount) + " parts");

@@ -14,9 +14,14 @@
 // both seek on them.
 #include "core/actions-cache/RemoteBackends.h"
 #include "core/actions-cache/ServerRows.h"
+#include "core/actions-cache/ServerSchema.h"
 
 #include "core/remote/MysqlConnection.h"
 #include "core/util/Error.h"
+
+#include <chrono>
+#include <map>
+#include <set>
 
 namespace cs::actions {
 
@@ -28,13 +33,12 @@ using remote::MysqlResult;
 using remote::MysqlTransaction;
 using remote::MysqlValue;
 
-const char* const kLocationColumns =
-    "l.`id`, l.`folderName`, l.`partCount`, l.`mergeStartedAt`, l.`mergedAt`, l.`partsDeletedAt`, l.`lastDownloadedAt`";
-
-std::string entrySelect(const std::string& from)
+// A location's columns (ServerRows.h locationAt), sizeBytes where the schema has it.
+std::string locationColumnsFor(const ServerSchema& schema)
 {
-    return "SELECT e.`id`, e.`key`, e.`version`, e.`scope`, e.`repoId`, e.`updatedAt`, e.`locationId`, " +
-           std::string(kLocationColumns) + " FROM " + from + " e LEFT JOIN storage_locations l ON l.`id` = e.`locationId`";
+    return std::string("l.`id`, l.`folderName`, l.`partCount`, l.`mergeStartedAt`, l.`mergedAt`, l.`partsDeletedAt`, "
+                       "l.`lastDownloadedAt`, ")
+           + (schema.sizeBytes ? "l.`sizeBytes`" : "NULL");
 }
 
 MysqlParams withParam(MysqlParams params, MysqlValue value)
@@ -101,15 +105,6 @@ std::string keyFilter(MysqlParams& params, const std::string& keyContains, bool 
     return sql + " AND LOCATE(CAST(? AS BINARY), " + keyFolded() + ") > 0";
 }
 
-const struct {
-    const char* table;
-    const char* columns;
-} kShapes[] = {
-    {"storage_locations", "`id`, `folderName`, `partCount`, `mergeStartedAt`, `mergedAt`, `partsDeletedAt`, `lastDownloadedAt`"},
-    {"cache_entries", "`id`, `key`, `version`, `scope`, `repoId`, `updatedAt`, `locationId`"},
-    {"uploads", "`id`, `key`, `version`, `scope`, `repoId`, `createdAt`, `lastPartUploadedAt`, `folderName`, "
-                "`startedPartUploadCount`, `finishedPartUploadCount`"},
-};
 
 class MysqlCatalog final : public ActionsCatalog {
 public:
@@ -119,16 +114,16 @@ public:
         describe_ = target_.describe();
         auto c = connect();
         MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
-        // The v9 shape: a select of every column we read fails on another shape.
-        for (const auto& s : kShapes) {
-            try {
-                c->exec(std::string("SELECT ") + s.columns + " FROM " + s.table + " LIMIT 0");
-            } catch (const Error& e) {
-                throw Error(describe_ + ": table '" + s.table +
-                            "' is missing or not the github-actions-cache-server v9 shape (cachescope reads schema "
-                            "v9.4.7): " + e.what());
-            }
-        }
+        std::string names;
+        for (const char* t : kServerTables)
+            names += std::string(names.empty() ? "'" : ", '") + t + "'";
+        const MysqlResult r = c->exec("SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
+                                      "DATABASE() AND TABLE_NAME IN (" + names + ")");
+        std::map<std::string, std::set<std::string>> columns;
+        for (int i = 0; i < r.rows(); ++i)
+            columns[r.text(i, 0)].insert(r.text(i, 1));
+        schema_ = checkServerSchema(describe_, columns);
+        locationColumns_ = locationColumnsFor(schema_);
         const MysqlResult collation = c->exec(
             "SELECT COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
             "AND TABLE_NAME = 'cache_entries' AND COLUMN_NAME = 'key'");
@@ -225,7 +220,7 @@ public:
     {
         auto c = connect();
         MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
-        return locationRows(c->exec(std::string("SELECT ") + kLocationColumns +
+        return locationRows(c->exec("SELECT " + locationColumns_ +
                                     " FROM storage_locations l WHERE NOT EXISTS"
                                     " (SELECT 1 FROM cache_entries e WHERE e.`locationId` = l.`id`) ORDER BY l.`id`"));
     }
@@ -234,7 +229,7 @@ public:
     {
         auto c = connect();
         MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
-        return locationRows(c->exec(std::string("SELECT ") + kLocationColumns + " FROM storage_locations l ORDER BY l.`id`"));
+        return locationRows(c->exec("SELECT " + locationColumns_ + " FROM storage_locations l ORDER BY l.`id`"));
     }
 
     std::vector<UploadRow> uploads() override
@@ -245,6 +240,15 @@ public:
             "SELECT `id`, `key`, `version`, `scope`, `repoId`, `createdAt`, `lastPartUploadedAt`, `folderName`, "
             "`startedPartUploadCount`, `finishedPartUploadCount` FROM uploads ORDER BY `createdAt`, `id`");
         return uploadRows(r);
+    }
+
+    std::vector<LeaseRow> leases(int64_t atMs) override
+    {
+        if (!schema_.mergeLeases && !schema_.readerLeases)
+            return {};
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        return leasesWhere(*c, {}, atMs);
     }
 
     std::vector<std::string> otherUsers() override
@@ -310,6 +314,7 @@ public:
     {
         auto c = connectForWrite();
         MysqlTransaction tx(*c, MysqlTransaction::ReadWrite);
+        refuseUnderLease(*c, locationId);
         // The location first, tested in its own DELETE (the row lock it takes
         // holds off the server's UPDATEs until we commit); then its entries
         // (the migration's inline REFERENCES .. ON DELETE CASCADE is a real
@@ -345,6 +350,54 @@ public:
     }
 
 private:
+    std::string entrySelect(const std::string& from) const
+    {
+        return "SELECT e.`id`, e.`key`, e.`version`, e.`scope`, e.`repoId`, e.`updatedAt`, e.`locationId`, " +
+               locationColumns_ + " FROM " + from + " e LEFT JOIN storage_locations l ON l.`id` = e.`locationId`";
+    }
+
+    // Unexpired leases (of one location when locationId is given).
+    std::vector<LeaseRow> leasesWhere(MysqlConnection& c, const std::optional<std::string>& locationId, int64_t atMs) const
+    {
+        std::vector<LeaseRow> out;
+        MysqlParams params{MysqlValue::of(atMs)};
+        if (locationId)
+            params.push_back(MysqlValue::of(*locationId));
+        const std::string on = locationId ? " AND `storageLocationId` = ?" : "";
+        if (schema_.mergeLeases) {
+            const MysqlResult r = c.exec("SELECT `token`, `storageLocationId`, `expiresAt` FROM merge_leases "
+                                         "WHERE `expiresAt` > ?" + on + " ORDER BY `storageLocationId`",
+                                         params);
+            for (int i = 0; i < r.rows(); ++i)
+                out.push_back({"merge_leases", r.text(i, 0), r.text(i, 1), "", r.i64(i, 2)});
+        }
+        if (schema_.readerLeases) {
+            const MysqlResult r = c.exec("SELECT `id`, `storageLocationId`, `scope`, `expiresAt` FROM storage_reader_leases "
+                                         "WHERE `expiresAt` > ?" + on + " ORDER BY `storageLocationId`, `id`",
+                                         params);
+            for (int i = 0; i < r.rows(); ++i)
+                out.push_back({"storage_reader_leases", r.text(i, 0), r.text(i, 1), r.text(i, 2), r.i64(i, 3)});
+        }
+        return out;
+    }
+    // In a write's transaction, after locking the location row as the
+    // server's download does before it inserts a reader lease (SELECT ..
+    // FOR UPDATE; on a missing row InnoDB locks the gap).
+    void refuseUnderLease(MysqlConnection& c, const std::string& locationId) const
+    {
+        if (!schema_.mergeLeases && !schema_.readerLeases)
+            return;
+        c.exec("SELECT 1 FROM storage_locations WHERE `id` = ? FOR UPDATE", {MysqlValue::of(locationId)});
+        const auto held = leasesWhere(c, locationId, nowMs());
+        if (!held.empty())
+            throw LeaseHeld(leaseSentence(describe_, held.front()), held.front());
+    }
+    static int64_t nowMs()
+    {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    }
+
     std::unique_ptr<MysqlConnection> connect() const
     {
         return MysqlConnection::connect(target_, writable_ ? MysqlConnection::ReadWriteSession
@@ -376,6 +429,7 @@ private:
     {
         auto c = connectForWrite();
         MysqlTransaction tx(*c, MysqlTransaction::ReadWrite);
+        refuseUnderLease(*c, seen.id);
         MysqlParams params{MysqlValue::of(ms), MysqlValue::of(seen.id)};
         const std::string sql = std::string("UPDATE storage_locations SET `") + column + "` = ? WHERE `id` = ?" +
                                 seenCondition(params, seen, false);
@@ -389,6 +443,8 @@ private:
     std::string describe_;
     bool writable_ = false;
     bool likeFirst_ = false;   // the key column's collation lets LIKE prefilter the key filter
+    ServerSchema schema_;
+    std::string locationColumns_;   // a location's columns, sizeBytes (or NULL) last
 };
 
 } // namespace

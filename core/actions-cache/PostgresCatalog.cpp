@@ -5,9 +5,14 @@
 // running server could wait on).
 #include "core/actions-cache/RemoteBackends.h"
 #include "core/actions-cache/ServerRows.h"
+#include "core/actions-cache/ServerSchema.h"
 
 #include "core/remote/PgConnection.h"
 #include "core/util/Error.h"
+
+#include <chrono>
+#include <map>
+#include <set>
 
 namespace cs::actions {
 
@@ -17,12 +22,13 @@ using remote::PgConnection;
 using remote::PgResult;
 using remote::PgTransaction;
 
-const char* const kLocationColumns =
-    R"(l."id", l."folderName", l."partCount", l."mergeStartedAt", l."mergedAt", l."partsDeletedAt", l."lastDownloadedAt")";
-
-const std::string kEntrySelect = std::string(R"(SELECT e."id", e."key", e."version", e."scope", e."repoId", e."updatedAt", e."locationId", )") +
-                                 kLocationColumns +
-                                 R"( FROM cache_entries e LEFT JOIN storage_locations l ON l."id" = e."locationId")";
+// A location's columns (ServerRows.h locationAt), sizeBytes where the schema has it.
+std::string locationColumnsFor(const ServerSchema& schema)
+{
+    return std::string(R"(l."id", l."folderName", l."partCount", l."mergeStartedAt", l."mergedAt", l."partsDeletedAt", )"
+                       R"(l."lastDownloadedAt", )")
+           + (schema.sizeBytes ? R"(l."sizeBytes")" : "NULL::bigint");
+}
 
 // The key with A-Z folded to a-z and nothing else (lower() would fold
 // other letters by the database's locale, SQLite's lower() does not): the
@@ -52,9 +58,9 @@ std::string keyFilter(const std::string& likeParam, const std::string& foldedPar
 // The page's rows picked from cache_entries alone (filter, order, limit),
 // then joined to their locations: ordering the joined table would join all
 // of it first (a hash join of a million rows) before the sort could cut it.
-std::string pageJoin(const std::string& pageSql, const std::string& orderBy)
+std::string pageJoin(const std::string& entrySelect, const std::string& pageSql, const std::string& orderBy)
 {
-    std::string sql = kEntrySelect;
+    std::string sql = entrySelect;
     const std::string from = "FROM cache_entries e";
     sql.replace(sql.find(from), from.size(), "FROM (" + pageSql + ") e");
     return sql + orderBy;
@@ -68,24 +74,21 @@ public:
         auto c = connect();
         describe_ = c->describe();
         PgTransaction read(*c, PgTransaction::ReadOnly);
-        // The v9 shape: a select of every column we read fails on another shape.
-        const struct {
-            const char* table;
-            const char* columns;
-        } shapes[] = {
-            {"storage_locations", R"("id","folderName","partCount","mergeStartedAt","mergedAt","partsDeletedAt","lastDownloadedAt")"},
-            {"cache_entries", R"("id","key","version","scope","repoId","updatedAt","locationId")"},
-            {"uploads", R"("id","key","version","scope","repoId","createdAt","lastPartUploadedAt","folderName","startedPartUploadCount","finishedPartUploadCount")"},
-        };
-        for (const auto& s : shapes) {
-            try {
-                c->exec(std::string("SELECT ") + s.columns + " FROM " + s.table + " LIMIT 0");
-            } catch (const Error& e) {
-                throw Error(describe_ + ": table '" + s.table +
-                            "' is missing or not the github-actions-cache-server v9 shape (cachescope reads schema "
-                            "v9.4.7): " + e.what());
-            }
-        }
+        // The tables as an unqualified name finds them (the search path), and
+        // their live columns.
+        std::string names;
+        for (const char* t : kServerTables)
+            names += std::string(names.empty() ? "" : ", ") + "to_regclass('" + t + "')";
+        const PgResult r = c->exec("SELECT c.relname, a.attname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid "
+                                   "WHERE c.oid IN (" + names + ") AND a.attnum > 0 AND NOT a.attisdropped");
+        std::map<std::string, std::set<std::string>> columns;
+        for (int i = 0; i < r.rows(); ++i)
+            columns[r.text(i, 0)].insert(r.text(i, 1));
+        schema_ = checkServerSchema(describe_, columns);
+        locationColumns_ = locationColumnsFor(schema_);
+        entrySelect_ = std::string(R"(SELECT e."id", e."key", e."version", e."scope", e."repoId", e."updatedAt", e."locationId", )")
+                       + locationColumns_
+                       + R"( FROM cache_entries e LEFT JOIN storage_locations l ON l."id" = e."locationId")";
     }
 
     std::string describe() const override { return describe_; }
@@ -95,7 +98,7 @@ public:
     {
         auto c = connect();
         PgTransaction read(*c, PgTransaction::ReadOnly);
-        return entryRows(c->exec(std::string(kEntrySelect) + R"( ORDER BY e."updatedAt" DESC, e."id")"));
+        return entryRows(c->exec(entrySelect_ + R"( ORDER BY e."updatedAt" DESC, e."id")"));
     }
 
     std::vector<EntryRow> entriesPage(const EntryQuery& query, const std::optional<EntryCursor>& after,
@@ -132,7 +135,7 @@ public:
                                           : std::string(R"( ORDER BY e."updatedAt")") + dir + R"(, e."id")" + dir;
         sql += orderBy;
         sql += " LIMIT " + param(std::to_string(limit)) + "::bigint";
-        return entryRows(c->exec(pageJoin(sql, orderBy), params));
+        return entryRows(c->exec(pageJoin(entrySelect_, sql, orderBy), params));
     }
 
     uint64_t entryCount(const std::string& keyContains) override
@@ -150,7 +153,7 @@ public:
     {
         auto c = connect();
         PgTransaction read(*c, PgTransaction::ReadOnly);
-        return entryRows(c->exec(kEntrySelect + R"( WHERE e."updatedAt" >= $1 OR l."mergeStartedAt" >= $1)"
+        return entryRows(c->exec(entrySelect_ + R"( WHERE e."updatedAt" >= $1 OR l."mergeStartedAt" >= $1)"
                                                 R"( OR l."mergedAt" >= $1 OR l."partsDeletedAt" >= $1)"
                                                 R"( OR l."lastDownloadedAt" >= $1)",
                                  {std::to_string(ms)}));
@@ -191,14 +194,14 @@ public:
             array += '"';
         }
         array += "}";
-        return entryRows(c->exec(kEntrySelect + R"( WHERE e."id" = ANY($1::text[]))", {array}));
+        return entryRows(c->exec(entrySelect_ + R"( WHERE e."id" = ANY($1::text[]))", {array}));
     }
 
     std::vector<LocationRow> locationsWithoutEntry() override
     {
         auto c = connect();
         PgTransaction read(*c, PgTransaction::ReadOnly);
-        const PgResult r = c->exec(std::string("SELECT ") + kLocationColumns +
+        const PgResult r = c->exec("SELECT " + locationColumns_ +
                                    R"( FROM storage_locations l WHERE NOT EXISTS)"
                                    R"( (SELECT 1 FROM cache_entries e WHERE e."locationId" = l."id") ORDER BY l."id")");
         return locationRows(r);
@@ -208,7 +211,7 @@ public:
     {
         auto c = connect();
         PgTransaction read(*c, PgTransaction::ReadOnly);
-        const PgResult r = c->exec(std::string("SELECT ") + kLocationColumns + R"( FROM storage_locations l ORDER BY l."id")");
+        const PgResult r = c->exec("SELECT " + locationColumns_ + R"( FROM storage_locations l ORDER BY l."id")");
         return locationRows(r);
     }
 
@@ -220,6 +223,15 @@ public:
             R"(SELECT "id", "key", "version", "scope", "repoId", "createdAt", "lastPartUploadedAt", "folderName", )"
             R"("startedPartUploadCount", "finishedPartUploadCount" FROM uploads ORDER BY "createdAt", "id")");
         return uploadRows(r);
+    }
+
+    std::vector<LeaseRow> leases(int64_t atMs) override
+    {
+        if (!schema_.mergeLeases && !schema_.readerLeases)
+            return {};
+        auto c = connect();
+        PgTransaction read(*c, PgTransaction::ReadOnly);
+        return leasesWhere(*c, {}, atMs);
     }
 
     std::vector<std::string> otherUsers() override
@@ -275,6 +287,7 @@ public:
     {
         auto c = connectForWrite();
         PgTransaction tx(*c, PgTransaction::ReadWrite);
+        refuseUnderLease(*c, locationId);
         // The location first, tested in its own DELETE (the row lock it takes
         // holds off the server's UPDATEs until we commit); then its entries.
         if (seen) {
@@ -305,6 +318,50 @@ public:
 
 private:
     std::unique_ptr<PgConnection> connect() const { return PgConnection::connect(conninfo_, password_); }
+
+    // Unexpired leases (of one location when locationId is given).
+    std::vector<LeaseRow> leasesWhere(PgConnection& c, const std::optional<std::string>& locationId, int64_t atMs) const
+    {
+        std::vector<LeaseRow> out;
+        remote::PgParams params{std::to_string(atMs)};
+        if (locationId)
+            params.push_back(*locationId);
+        const std::string on = locationId ? R"( AND "storageLocationId" = $2)" : "";
+        if (schema_.mergeLeases) {
+            const PgResult r = c.exec(R"(SELECT "token", "storageLocationId", "expiresAt" FROM merge_leases )"
+                                      R"(WHERE "expiresAt" > $1::bigint)" + on + R"( ORDER BY "storageLocationId")",
+                                      params);
+            for (int i = 0; i < r.rows(); ++i)
+                out.push_back({"merge_leases", r.text(i, 0), r.text(i, 1), "", r.i64(i, 2)});
+        }
+        if (schema_.readerLeases) {
+            const PgResult r = c.exec(R"(SELECT "id", "storageLocationId", "scope", "expiresAt" FROM storage_reader_leases )"
+                                      R"(WHERE "expiresAt" > $1::bigint)" + on + R"( ORDER BY "storageLocationId", "id")",
+                                      params);
+            for (int i = 0; i < r.rows(); ++i)
+                out.push_back({"storage_reader_leases", r.text(i, 0), r.text(i, 1), r.text(i, 2), r.i64(i, 3)});
+        }
+        return out;
+    }
+    // In a write's transaction, after locking the location row as the
+    // server's download does before it inserts a reader lease (SELECT ..
+    // FOR UPDATE): no new reader lease lands between this test and our
+    // write. A merge lease the server takes without that lock is seen when
+    // it was taken first.
+    void refuseUnderLease(PgConnection& c, const std::string& locationId) const
+    {
+        if (!schema_.mergeLeases && !schema_.readerLeases)
+            return;
+        c.exec(R"(SELECT 1 FROM storage_locations WHERE "id" = $1 FOR UPDATE)", {locationId});
+        const auto held = leasesWhere(c, locationId, nowMs());
+        if (!held.empty())
+            throw LeaseHeld(leaseSentence(describe_, held.front()), held.front());
+    }
+    static int64_t nowMs()
+    {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    }
     std::unique_ptr<PgConnection> connectForWrite() const
     {
         if (!writable_)
@@ -333,6 +390,7 @@ private:
     {
         auto c = connectForWrite();
         PgTransaction tx(*c, PgTransaction::ReadWrite);
+        refuseUnderLease(*c, seen.id);
         std::string sql = std::string(R"(UPDATE storage_locations SET ")") + column + R"(" = $5::bigint WHERE "id" = $1)";
         sql += std::string(kSeen).substr(0, std::string(kSeen).find(R"( AND "lastDownloadedAt")"));
         remote::PgParams params = seenParams(seen.id, seen, false);
@@ -346,6 +404,9 @@ private:
     std::string password_;   // typed in; never in a message
     std::string describe_;
     bool writable_ = false;
+    ServerSchema schema_;
+    std::string locationColumns_;   // a location's columns, sizeBytes (or NULL) last
+    std::string entrySelect_;       // an entry's columns, then its location's
 };
 
 } // namespace

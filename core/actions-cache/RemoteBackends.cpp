@@ -105,7 +105,9 @@ bool isPostgresLocation(const std::string& db)
 
 bool isMysqlLocation(const std::string& db) { return db.rfind("mysql://", 0) == 0 || db.rfind("mariadb://", 0) == 0; }
 
-bool isS3Location(const std::string& storage) { return storage.rfind("s3://", 0) == 0; }
+bool isS3Location(const std::string& storage) { return remote::isS3Url(storage); }
+bool isGcsLocation(const std::string& storage) { return remote::isGcsUrl(storage); }
+bool isBucketLocation(const std::string& storage) { return isS3Location(storage) || isGcsLocation(storage); }
 
 std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writable,
                                               const RemoteCredentials& credentials)
@@ -119,7 +121,8 @@ std::unique_ptr<ActionsCatalog> openCatalogAt(const std::string& db, bool writab
 
 std::unique_ptr<ActionsStorage> openStorageAt(const std::string& storage, const RemoteOptions& options, Job* job)
 {
-    if (isS3Location(storage)) {
+    // gs:// is GCS's XML API, which speaks S3: the same module.
+    if (isBucketLocation(storage)) {
         remote::S3Config config = remote::S3Config::fromLocation(storage, options.endpoint, options.region);
         // Typed-in keys replace the environment's as a set: a typed key id
         // never pairs with a secret of another account from the environment.

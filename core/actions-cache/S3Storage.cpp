@@ -1,7 +1,10 @@
 // ActionsStorage over an S3-compatible bucket, as the server's S3 adapter
 // lays it out (lib/storage.ts): <root>/<folderName>/parts/<index> and
 // <root>/<folderName>/merged, root "gh-actions-cache" unless the location
-// names another (s3://BUCKET/ROOT).
+// names another (s3://BUCKET/ROOT). A GCS bucket (gs://BUCKET[/ROOT],
+// through its XML API) is the same code: the server's GCS adapter writes
+// the same object names, gh-actions-cache/<folderName>/..., with
+// @google-cloud/storage (STORAGE_DRIVER=gcs, STORAGE_GCS_BUCKET).
 //
 // A folder is listed with ONE paged ListObjectsV2 (memory: one page plus the
 // folder's part sizes), parts are read with ranged GETs of a bounded window,
@@ -50,7 +53,7 @@ public:
             const uint64_t want = std::min(kReadWindow, size_ - offset_);
             s3_.get(key_, [&](const char* d, size_t k) { buffer_.append(d, k); }, offset_, want);
             if (buffer_.size() != want)
-                fail("s3://" + s3_.config().bucket + "/" + key_,
+                fail(s3_.config().urlOf(key_),
                      "the object ended at " + std::to_string(offset_ + buffer_.size()) + " bytes; its listing said " +
                          std::to_string(size_));
             offset_ += want;
@@ -105,10 +108,10 @@ public:
         s3_.listFirst(root_ + "/", 1, job);
     }
 
-    std::string describe() const override { return "s3://" + s3_.config().bucket + "/" + root_; }
+    std::string describe() const override { return s3_.config().urlOf(root_); }
     std::string objectName(const std::string& folder, const std::string& relative) const override
     {
-        return "s3://" + s3_.config().bucket + "/" + key(folder, relative);
+        return s3_.config().urlOf(key(folder, relative));
     }
 
     // From a plain paged listing of everything below the root, not a

@@ -11,7 +11,7 @@
 namespace cs::actions {
 
 // id, folderName, partCount, mergeStartedAt, mergedAt, partsDeletedAt,
-// lastDownloadedAt, from column c on.
+// lastDownloadedAt, sizeBytes (NULL on a schema without it), from column c on.
 template <typename Result>
 LocationRow locationAt(const Result& r, int row, int c)
 {
@@ -23,6 +23,7 @@ LocationRow locationAt(const Result& r, int row, int c)
     l.mergedAtMs = r.optI64(row, c + 4);
     l.partsDeletedAtMs = r.optI64(row, c + 5);
     l.lastDownloadedAtMs = r.optI64(row, c + 6);
+    l.sizeBytes = r.optI64(row, c + 7);
     return l;
 }
 

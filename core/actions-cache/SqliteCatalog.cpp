@@ -4,10 +4,15 @@
 // calls we hold no file descriptor, lock or snapshot that a running server
 // could trip over (or that would keep a replaced file alive).
 #include "core/actions-cache/ActionsBackend.h"
+#include "core/actions-cache/ServerSchema.h"
 
 #include "core/util/Error.h"
 #include "core/util/OpenFiles.h"
 #include "core/util/Sqlite.h"
+
+#include <chrono>
+#include <map>
+#include <set>
 
 #include <sys/stat.h>
 
@@ -48,37 +53,32 @@ std::optional<int64_t> optI64(const Statement& s, int col)
     return s.i64(col);
 }
 
-// The columns each table must have (v9.4.7); a prepare of this select fails
-// on a database of another shape, and we say which table.
-struct TableShape {
-    const char* table;
-    const char* columns;
-};
-constexpr TableShape kShapes[] = {
-    {"storage_locations",
-     "id, folderName, partCount, mergeStartedAt, mergedAt, partsDeletedAt, lastDownloadedAt"},
-    {"cache_entries", "id, key, version, scope, repoId, updatedAt, locationId"},
-    {"uploads",
-     "id, key, version, scope, repoId, createdAt, lastPartUploadedAt, folderName, startedPartUploadCount, "
-     "finishedPartUploadCount"},
-};
-
 class SqliteCatalog final : public ActionsCatalog {
 public:
     SqliteCatalog(std::string path, bool writable) : path_(std::move(path)), writable_(writable)
     {
         auto db = open(false);
-        for (const auto& shape : kShapes) {
-            auto exists = db->prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
-            exists.bindText(1, shape.table);
-            if (!exists.step())
-                fail(path_, std::string("has no table '") + shape.table
-                                + "': not a github-actions-cache-server database");
-            if (const auto why = db->whyNotPreparable(std::string("SELECT ") + shape.columns + " FROM " + shape.table
-                                                      + " LIMIT 0"))
-                fail(path_, std::string("table '") + shape.table + "' is not the github-actions-cache-server v9 shape ("
-                                + *why + "; cachescope reads schema v9.4.7)");
+        std::map<std::string, std::set<std::string>> columns;
+        {
+            Transaction read(*db, Transaction::Deferred);
+            for (const char* table : kServerTables) {
+                auto exists = db->prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
+                exists.bindText(1, table);
+                if (!exists.step())
+                    continue;
+                auto& names = columns[table];
+                auto list = db->prepare("SELECT name FROM pragma_table_info(?)");
+                list.bindText(1, table);
+                while (list.step())
+                    names.insert(list.text(0));
+            }
         }
+        schema_ = checkServerSchema(path_, columns);
+        locationColumns_ = std::string("l.id, l.folderName, l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, "
+                                       "l.lastDownloadedAt, ")
+                           + (schema_.sizeBytes ? "l.sizeBytes" : "NULL");
+        entrySelect_ = "SELECT e.id, e.key, e.version, e.scope, e.repoId, e.updatedAt, e.locationId, " + locationColumns_
+                       + " FROM cache_entries e LEFT JOIN storage_locations l ON l.id = e.locationId";
     }
 
     std::string describe() const override { return path_; }
@@ -88,7 +88,7 @@ public:
     {
         auto db = open(false);
         Transaction read(*db, Transaction::Deferred);
-        auto s = db->prepare(std::string(kEntrySelect) + " ORDER BY e.updatedAt DESC, e.id");
+        auto s = db->prepare(entrySelect_ + " ORDER BY e.updatedAt DESC, e.id");
         std::vector<EntryRow> out;
         while (s.step())
             out.push_back(entryAt(s));
@@ -150,7 +150,7 @@ public:
     {
         auto db = open(false);
         Transaction read(*db, Transaction::Deferred);
-        auto s = db->prepare(std::string(kEntrySelect)
+        auto s = db->prepare(entrySelect_
                              + " WHERE e.updatedAt >= ?1 OR l.mergeStartedAt >= ?1 OR l.mergedAt >= ?1"
                                " OR l.partsDeletedAt >= ?1 OR l.lastDownloadedAt >= ?1");
         s.bind(1, ms);
@@ -177,7 +177,7 @@ public:
     {
         auto db = open(false);
         Transaction read(*db, Transaction::Deferred);
-        auto s = db->prepare(std::string(kEntrySelect) + " WHERE e.id = ?1");
+        auto s = db->prepare(entrySelect_ + " WHERE e.id = ?1");
         std::vector<EntryRow> out;
         for (const auto& id : ids) {
             s.reset();
@@ -196,15 +196,13 @@ public:
         // As an anti-join SQLite builds a transient index on locationId
         // (AUTOMATIC COVERING INDEX) and the whole query is one pass of each
         // table; a read-only connection may build it (temp store).
-        return readLocations("SELECT l.id, l.folderName, l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, "
-                             "l.lastDownloadedAt FROM storage_locations l LEFT JOIN cache_entries e "
+        return readLocations("SELECT " + locationColumns_ + " FROM storage_locations l LEFT JOIN cache_entries e "
                              "ON e.locationId = l.id WHERE e.locationId IS NULL ORDER BY l.id");
     }
 
     std::vector<LocationRow> locations() override
     {
-        return readLocations("SELECT id, folderName, partCount, mergeStartedAt, mergedAt, partsDeletedAt, "
-                             "lastDownloadedAt FROM storage_locations ORDER BY id");
+        return readLocations("SELECT " + locationColumns_ + " FROM storage_locations l ORDER BY l.id");
     }
 
     std::vector<UploadRow> uploads() override
@@ -229,6 +227,15 @@ public:
             out.push_back(std::move(u));
         }
         return out;
+    }
+
+    std::vector<LeaseRow> leases(int64_t atMs) override
+    {
+        if (!schema_.mergeLeases && !schema_.readerLeases)
+            return {};
+        auto db = open(false);
+        Transaction read(*db, Transaction::Deferred);
+        return leasesWhere(*db, "", atMs);
     }
 
     std::vector<std::string> otherUsers() override
@@ -271,7 +278,8 @@ public:
         auto db = open(true);
         Transaction tx(*db, Transaction::Immediate);
         // The test and the delete in one IMMEDIATE transaction: no writer
-        // (the server included) can change the row in between.
+        // (the server included) can change the row, or take a lease, in between.
+        refuseUnderLease(*db, locationId);
         auto row = db->prepare(std::string("SELECT 1 FROM storage_locations WHERE id = ?") + (seen ? kSeen : ""));
         row.bindText(1, locationId);
         if (seen)
@@ -304,6 +312,45 @@ public:
     }
 
 private:
+    // Unexpired leases (of one location when locationId is not empty).
+    std::vector<LeaseRow> leasesWhere(Database& db, const std::string& locationId, int64_t atMs) const
+    {
+        std::vector<LeaseRow> out;
+        const std::string on = locationId.empty() ? "" : " AND storageLocationId = ?2";
+        if (schema_.mergeLeases) {
+            auto s = db.prepare("SELECT token, storageLocationId, expiresAt FROM merge_leases WHERE expiresAt > ?1" + on
+                                + " ORDER BY storageLocationId");
+            s.bind(1, atMs);
+            if (!locationId.empty())
+                s.bindText(2, locationId);
+            while (s.step())
+                out.push_back({"merge_leases", s.text(0), s.text(1), "", s.i64(2)});
+        }
+        if (schema_.readerLeases) {
+            auto s = db.prepare("SELECT id, storageLocationId, scope, expiresAt FROM storage_reader_leases "
+                                "WHERE expiresAt > ?1" + on + " ORDER BY storageLocationId, id");
+            s.bind(1, atMs);
+            if (!locationId.empty())
+                s.bindText(2, locationId);
+            while (s.step())
+                out.push_back({"storage_reader_leases", s.text(0), s.text(1), s.text(2), s.i64(3)});
+        }
+        return out;
+    }
+    // Inside a write's IMMEDIATE transaction: the server cannot take a lease
+    // between this test and the write.
+    void refuseUnderLease(Database& db, const std::string& locationId) const
+    {
+        const auto held = leasesWhere(db, locationId, nowMs());
+        if (!held.empty())
+            throw LeaseHeld(leaseSentence(path_, held.front()), held.front());
+    }
+    static int64_t nowMs()
+    {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    }
+
     std::unique_ptr<Database> open(bool forWrite) const
     {
         if (forWrite && !writable_)
@@ -314,17 +361,12 @@ private:
         return std::make_unique<Database>(path_, forWrite || writable_ ? OpenMode::ForeignWrite : OpenMode::ReadOnly);
     }
 
-    static constexpr const char* kEntrySelect =
-        "SELECT e.id, e.key, e.version, e.scope, e.repoId, e.updatedAt, e.locationId, l.id, l.folderName, "
-        "l.partCount, l.mergeStartedAt, l.mergedAt, l.partsDeletedAt, l.lastDownloadedAt "
-        "FROM cache_entries e LEFT JOIN storage_locations l ON l.id = e.locationId";
-
     // The page's rows picked from cache_entries alone (filter, order,
     // limit), then joined to their locations: ordering the joined table
     // would look up every row's location before the sort could cut it.
-    static std::string pageJoin(const std::string& pageSql, const std::string& orderBy)
+    std::string pageJoin(const std::string& pageSql, const std::string& orderBy) const
     {
-        std::string sql = kEntrySelect;
+        std::string sql = entrySelect_;
         const std::string from = "FROM cache_entries e";
         sql.replace(sql.find(from), from.size(), "FROM (" + pageSql + ") e");
         return sql + orderBy;
@@ -346,7 +388,7 @@ private:
     }
 
     // Every row of a query whose columns are a location's (locationAt).
-    std::vector<LocationRow> readLocations(const char* sql) const
+    std::vector<LocationRow> readLocations(const std::string& sql) const
     {
         auto db = open(false);
         Transaction read(*db, Transaction::Deferred);
@@ -367,6 +409,7 @@ private:
         l.mergedAtMs = optI64(s, c + 4);
         l.partsDeletedAtMs = optI64(s, c + 5);
         l.lastDownloadedAtMs = optI64(s, c + 6);
+        l.sizeBytes = optI64(s, c + 7);
         return l;
     }
 
@@ -394,6 +437,7 @@ private:
     {
         auto db = open(true);
         Transaction tx(*db, Transaction::Immediate);
+        refuseUnderLease(*db, seen.id);
         auto s = db->prepare(std::string("UPDATE storage_locations SET ") + column
                              + " = ? WHERE id = ? AND mergeStartedAt IS ? AND mergedAt IS ? AND partsDeletedAt IS ?");
         bindOpt(s, 1, ms);
@@ -409,6 +453,9 @@ private:
 
     std::string path_;
     bool writable_ = false;
+    ServerSchema schema_;
+    std::string locationColumns_;   // a location's columns, sizeBytes (or NULL) last
+    std::string entrySelect_;       // an entry's columns, then its location's
 };
 
 } // namespace

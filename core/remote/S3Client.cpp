@@ -207,10 +207,7 @@ int S3Client::peakInFlight() const
     return pool_->peak;
 }
 
-std::string S3Client::location(const std::string& key) const
-{
-    return "s3://" + config_.bucket + (key.empty() ? "" : "/" + key);
-}
+std::string S3Client::location(const std::string& key) const { return config_.urlOf(key); }
 
 namespace {
 
@@ -317,7 +314,11 @@ S3Client::Response S3Client::perform(Request& req, Job* job)
         url += "?" + q;
     }
     const std::string where = location(req.key);
-    const std::string provider = "aws:amz:" + config_.region + ":s3";
+    // libcurl builds the algorithm from the first provider (AWS4-, GOOG4-HMAC-SHA256),
+    // the x-...-date header from the second, the scope from region and service.
+    const bool goog = config_.signing == S3Signing::Goog4;
+    const std::string provider = goog ? "goog:goog:" + config_.region + ":storage" : "aws:amz:" + config_.region + ":s3";
+    const std::string headerPrefix = goog ? "x-goog-" : "x-amz-";
     const std::string payloadHash =
         req.body.empty() ? std::string(kEmptySha256) : Sha256::hex(Sha256::of(req.body.data(), req.body.size()));
     std::mt19937_64 jitter(std::random_device{}());
@@ -328,8 +329,8 @@ S3Client::Response S3Client::perform(Request& req, Job* job)
         Response res;
         Transfer transfer{&res, req.sink, job, false, {}};
         curl_slist* headers = nullptr;
-        headers = curl_slist_append(headers, ("x-amz-content-sha256: " + payloadHash).c_str());
-        if (!config_.sessionToken.empty())
+        headers = curl_slist_append(headers, (headerPrefix + "content-sha256: " + payloadHash).c_str());
+        if (!goog && !config_.sessionToken.empty())
             headers = curl_slist_append(headers, ("x-amz-security-token: " + config_.sessionToken).c_str());
         for (const auto& h : req.headers)
             headers = curl_slist_append(headers, h.c_str());
@@ -348,7 +349,7 @@ S3Client::Response S3Client::perform(Request& req, Job* job)
             headers = curl_slist_append(headers, range.c_str());
         }
         if (!config_.fixedAmzDate.empty())
-            headers = curl_slist_append(headers, ("X-Amz-Date: " + config_.fixedAmzDate).c_str());
+            headers = curl_slist_append(headers, ((goog ? "X-Goog-Date: " : "X-Amz-Date: ") + config_.fixedAmzDate).c_str());
         curl_slist* connectTo = nullptr;
         if (!config_.connectTo.empty()) {
             const size_t hostAt = url.find("://") + 3;

@@ -35,12 +35,16 @@ bool validBucketName(const std::string& b)
 
 } // namespace
 
+bool isS3Url(const std::string& location) { return location.rfind("s3://", 0) == 0; }
+bool isGcsUrl(const std::string& location) { return location.rfind("gs://", 0) == 0; }
+
 S3Config S3Config::fromLocation(const std::string& location, const std::string& endpoint, const std::string& region)
 {
-    const std::string scheme = "s3://";
-    if (location.compare(0, scheme.size(), scheme) != 0)
-        fail(location, "not an S3 location; write s3://BUCKET or s3://BUCKET/PREFIX");
-    const std::string rest = location.substr(scheme.size());
+    const bool gcs = isGcsUrl(location);
+    if (!gcs && !isS3Url(location))
+        fail(location, "not a bucket location; write s3://BUCKET[/PREFIX] (S3) or gs://BUCKET[/PREFIX] (Google Cloud "
+                       "Storage)");
+    const std::string rest = location.substr(5);
     const size_t slash = rest.find('/');
     S3Config c;
     c.bucket = rest.substr(0, slash);
@@ -48,6 +52,27 @@ S3Config S3Config::fromLocation(const std::string& location, const std::string& 
         c.prefix = trimSlashes(rest.substr(slash + 1));
     if (!validBucketName(c.bucket))
         fail(location, "'" + c.bucket + "' is not a valid bucket name (3 to 63 characters: a-z, 0-9, '-', '.', '_')");
+    if (gcs) {
+        // GCS's XML API: one global endpoint, region "auto" in the credential
+        // scope (its HMAC signing docs), the key of an HMAC key pair.
+        c.scheme = "gs";
+        c.region = !region.empty() ? region : "auto";
+        c.endpoint = !endpoint.empty() ? endpoint : "https://storage.googleapis.com";
+        while (!c.endpoint.empty() && c.endpoint.back() == '/')
+            c.endpoint.pop_back();
+        if (c.endpoint.rfind("http://", 0) != 0 && c.endpoint.rfind("https://", 0) != 0)
+            fail(c.endpoint, "the GCS endpoint must start with http:// or https://");
+        const std::string signing = env("CACHESCOPE_GCS_SIGNING");
+        if (signing.empty() || signing == "goog4")
+            c.signing = S3Signing::Goog4;
+        else if (signing == "aws4")
+            c.signing = S3Signing::Aws4;
+        else
+            fail("CACHESCOPE_GCS_SIGNING=" + signing, "is neither goog4 (GCS's HMAC signing, the default) nor aws4");
+        c.accessKeyId = env("GOOGLE_HMAC_ACCESS_ID");
+        c.secretAccessKey = env("GOOGLE_HMAC_SECRET");
+        return c;
+    }
     c.region = !region.empty() ? region : !env("AWS_REGION").empty() ? env("AWS_REGION") : env("AWS_DEFAULT_REGION");
     if (c.region.empty())
         c.region = "us-east-1";
@@ -73,7 +98,12 @@ std::string S3Config::keyOf(const std::string& name) const
 
 std::string S3Config::describe() const
 {
-    return "s3://" + bucket + (prefix.empty() ? "" : "/" + prefix) + " at " + endpoint;
+    return scheme + "://" + bucket + (prefix.empty() ? "" : "/" + prefix) + " at " + endpoint;
+}
+
+std::string S3Config::urlOf(const std::string& key) const
+{
+    return scheme + "://" + bucket + (key.empty() ? "" : "/" + key);
 }
 
 } // namespace cs::remote

@@ -1,10 +1,13 @@
 // The S3 client against a real S3-compatible server (s3rver, started here)
-// and libcurl's SigV4 signing against AWS's published example.
+// and libcurl's SigV4 signing against AWS's published example; for GCS
+// (gs://), the request its XML API expects for an HMAC key, checked against
+// GCS's V4 signing rules computed here from the request as it was sent.
 #include "common/TestServers.h"
 #include "common/TestSupport.h"
 
 #include "core/remote/S3Client.h"
 #include "core/util/Error.h"
+#include "core/util/Sha256.h"
 
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -50,6 +53,77 @@ S3Config configFor(const testsupport::S3TestServer& server, const QString& bucke
     c.accessKeyId = testsupport::S3TestServer::accessKeyId().toStdString();
     c.secretAccessKey = testsupport::S3TestServer::secretAccessKey().toStdString();
     return c;
+}
+
+// HMAC-SHA256 (RFC 2104) over cs::Sha256, for checking signatures only.
+std::string hmac(const std::string& key, const std::string& message)
+{
+    std::string k = key;
+    if (k.size() > 64) {
+        const auto d = cs::Sha256::of(k.data(), k.size());
+        k.assign(reinterpret_cast<const char*>(d.data()), d.size());
+    }
+    k.resize(64, '\0');
+    std::string inner(64, '\0'), outer(64, '\0');
+    for (size_t i = 0; i < 64; ++i) {
+        inner[i] = char(k[i] ^ 0x36);
+        outer[i] = char(k[i] ^ 0x5c);
+    }
+    inner += message;
+    const auto ih = cs::Sha256::of(inner.data(), inner.size());
+    outer.append(reinterpret_cast<const char*>(ih.data()), ih.size());
+    const auto oh = cs::Sha256::of(outer.data(), outer.size());
+    return std::string(reinterpret_cast<const char*>(oh.data()), oh.size());
+}
+
+std::string hexOf(const std::string& raw)
+{
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : raw) {
+        out += digits[c >> 4];
+        out += digits[c & 15];
+    }
+    return out;
+}
+
+// The value of a request head's header (case-blind name), "" when absent.
+std::string headerOf(const QByteArray& head, const QByteArray& name)
+{
+    for (const QByteArray& line : head.split('\n')) {
+        const qsizetype colon = line.indexOf(':');
+        if (colon > 0 && line.left(colon).trimmed().toLower() == name.toLower())
+            return line.mid(colon + 1).trimmed().toStdString();
+    }
+    return {};
+}
+
+// GCS's V4 signature of a request as it was sent (cloud.google.com/storage/
+// docs/authentication/signatures: canonical request, string to sign with
+// GOOG4-HMAC-SHA256 and the scope DATE/auto/storage/goog4_request, signing
+// key derived from "GOOG4" + the HMAC secret), independent of libcurl.
+std::string gcsSignature(const QByteArray& head, const std::string& secret, const std::string& signedHeaders)
+{
+    const QByteArray requestLine = head.left(head.indexOf("\r\n"));
+    const QList<QByteArray> parts = requestLine.split(' ');
+    const QByteArray target = parts.value(1);
+    const qsizetype q = target.indexOf('?');
+    const std::string path = (q < 0 ? target : target.left(q)).toStdString();
+    std::string query = q < 0 ? std::string() : target.mid(q + 1).toStdString(); // sent sorted and encoded
+    std::string canonicalHeaders;
+    for (const QByteArray& name : QByteArray::fromStdString(signedHeaders).split(';'))
+        canonicalHeaders += name.toStdString() + ":" + headerOf(head, name) + "\n";
+    const std::string payload = headerOf(head, "x-goog-content-sha256");
+    const std::string canonical = parts.value(0).toStdString() + "\n" + path + "\n" + query + "\n" + canonicalHeaders
+                                  + "\n" + signedHeaders + "\n" + payload;
+    const std::string date = headerOf(head, "x-goog-date");
+    const std::string scope = date.substr(0, 8) + "/auto/storage/goog4_request";
+    const auto ch = cs::Sha256::of(canonical.data(), canonical.size());
+    const std::string toSign = "GOOG4-HMAC-SHA256\n" + date + "\n" + scope + "\n" + cs::Sha256::hex(ch);
+    std::string key = hmac("GOOG4" + secret, date.substr(0, 8));
+    for (const char* step : {"auto", "storage", "goog4_request"})
+        key = hmac(key, step);
+    return hexOf(hmac(key, toSign));
 }
 
 std::string bytes(size_t n, uint64_t seed)
@@ -264,6 +338,93 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(cs::Error, S3Config::fromLocation("http://bucket"));
         QVERIFY_THROWS_EXCEPTION(cs::Error, S3Config::fromLocation("s3://A_Bad/x"));
         QCOMPARE(uriEncode("a b/ü+~", false), std::string("a%20b/%C3%BC%2B~"));
+        QCOMPARE(c.scheme, std::string("s3"));
+        QVERIFY(c.signing == S3Signing::Aws4);
+    }
+
+    void gcsLocationsParse()
+    {
+        qputenv("GOOGLE_HMAC_ACCESS_ID", "GOOGTS7C7FUP3AIRVJTE2BCD");
+        qputenv("GOOGLE_HMAC_SECRET", "bGoa+V7g/yqDXvKRqq+JTFn4uQZbPiQJo4pf9RzJ");
+        qputenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9");   // S3's settings do not leak into GCS
+        qputenv("AWS_REGION", "eu-west-1");
+        qunsetenv("CACHESCOPE_GCS_SIGNING");
+        const S3Config c = S3Config::fromLocation("gs://my-bucket");
+        QCOMPARE(c.scheme, std::string("gs"));
+        QCOMPARE(c.bucket, std::string("my-bucket"));
+        QCOMPARE(c.prefix, std::string());
+        QCOMPARE(c.endpoint, std::string("https://storage.googleapis.com"));
+        QCOMPARE(c.region, std::string("auto"));
+        QVERIFY(c.signing == S3Signing::Goog4);
+        QCOMPARE(c.accessKeyId, std::string("GOOGTS7C7FUP3AIRVJTE2BCD"));
+        QCOMPARE(c.secretAccessKey, std::string("bGoa+V7g/yqDXvKRqq+JTFn4uQZbPiQJo4pf9RzJ"));
+        QCOMPARE(c.describe(), std::string("gs://my-bucket at https://storage.googleapis.com"));
+        QCOMPARE(c.urlOf("gh-actions-cache/1/merged"), std::string("gs://my-bucket/gh-actions-cache/1/merged"));
+        const S3Config rooted = S3Config::fromLocation("gs://my-bucket/team/root/", "http://127.0.0.1:4443/");
+        QCOMPARE(rooted.prefix, std::string("team/root"));
+        QCOMPARE(rooted.endpoint, std::string("http://127.0.0.1:4443"));
+        QCOMPARE(rooted.describe(), std::string("gs://my-bucket/team/root at http://127.0.0.1:4443"));
+        qputenv("CACHESCOPE_GCS_SIGNING", "aws4");
+        QVERIFY(S3Config::fromLocation("gs://my-bucket").signing == S3Signing::Aws4);
+        qputenv("CACHESCOPE_GCS_SIGNING", "v2");
+        QVERIFY(testsupport::errorOf([] { S3Config::fromLocation("gs://my-bucket"); }).find("CACHESCOPE_GCS_SIGNING=v2")
+                != std::string::npos);
+        qunsetenv("CACHESCOPE_GCS_SIGNING");
+        const std::string bad = testsupport::errorOf([] { S3Config::fromLocation("gs://Not_A_Bucket"); });
+        QVERIFY2(bad.find("gs://Not_A_Bucket") != std::string::npos && bad.find("bucket name") != std::string::npos,
+                 bad.c_str());
+        QVERIFY(testsupport::errorOf([] { S3Config::fromLocation("gs://ok-bucket", "ftp://x"); }).find("http")
+                != std::string::npos);
+        QVERIFY(testsupport::errorOf([] { S3Config::fromLocation("gcs://bucket"); }).find("gs://BUCKET")
+                != std::string::npos);
+        for (const char* v : {"GOOGLE_HMAC_ACCESS_ID", "GOOGLE_HMAC_SECRET", "AWS_ENDPOINT_URL", "AWS_REGION"})
+            qunsetenv(v);
+    }
+
+    void gcsRequestsAreSignedTheWayGcsWantsForAnHmacKey()
+    {
+        // A listing and a PUT as GCS's XML API gets them, recorded by a
+        // listener standing in for storage.googleapis.com (the URL, and so
+        // the Host header and the signature, stay GCS's).
+        S3Config c = S3Config::fromLocation("gs://my-bucket/root", "http://storage.googleapis.com");
+        c.accessKeyId = "GOOGTS7C7FUP3AIRVJTE2BCD";
+        c.secretAccessKey = "bGoa+V7g/yqDXvKRqq+JTFn4uQZbPiQJo4pf9RzJ";
+        c.fixedAmzDate = "20261202T120000Z";
+        c.retries = 0;
+        CapturingServer capture;
+        c.connectTo = "127.0.0.1:" + std::to_string(capture.port());
+        S3Client client(c);
+        S3Page page;
+        std::thread t([&] { page = client.listFirst(c.keyOf("gh-actions-cache/"), 1); });
+        const QByteArray list = capture.serveOne(
+            "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>root/gh-actions-cache/1/merged</Key>"
+            "<Size>7</Size><ETag>\"e\"</ETag></Contents></ListBucketResult>");
+        t.join();
+        QCOMPARE(int(page.size()), 1);
+        QCOMPARE(page[0].key, std::string("root/gh-actions-cache/1/merged"));
+        QVERIFY2(list.startsWith("GET /my-bucket/?list-type=2&max-keys=1&prefix=root%2Fgh-actions-cache%2F HTTP/1.1\r\n"),
+                 list.constData());
+        QCOMPARE(headerOf(list, "Host"), std::string("storage.googleapis.com"));
+        QCOMPARE(headerOf(list, "x-goog-date"), std::string("20261202T120000Z"));
+        QCOMPARE(headerOf(list, "x-goog-content-sha256"),
+                 std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+        QVERIFY2(!list.toLower().contains("x-amz-"), list.constData());
+        const std::string auth = headerOf(list, "Authorization");
+        const std::string signedHeaders = "host;x-goog-content-sha256;x-goog-date";
+        QCOMPARE(auth, "GOOG4-HMAC-SHA256 Credential=GOOGTS7C7FUP3AIRVJTE2BCD/20261202/auto/storage/goog4_request, "
+                       "SignedHeaders=" + signedHeaders + ", Signature="
+                           + gcsSignature(list, c.secretAccessKey, signedHeaders));
+
+        const std::string body = "merged bytes";
+        std::thread put([&] { client.put(c.keyOf("gh-actions-cache/1/merged"), body); });
+        const QByteArray head = capture.serveOne("");
+        put.join();
+        QVERIFY2(head.startsWith("PUT /my-bucket/root/gh-actions-cache/1/merged HTTP/1.1\r\n"), head.constData());
+        QCOMPARE(headerOf(head, "x-goog-content-sha256"), cs::Sha256::hex(cs::Sha256::of(body.data(), body.size())));
+        const std::string putHeaders = "content-type;host;x-goog-content-sha256;x-goog-date";
+        QCOMPARE(headerOf(head, "Authorization"),
+                 "GOOG4-HMAC-SHA256 Credential=GOOGTS7C7FUP3AIRVJTE2BCD/20261202/auto/storage/goog4_request, "
+                 "SignedHeaders=" + putHeaders + ", Signature=" + gcsSignature(head, c.secretAccessKey, putHeaders));
     }
 };
 
