@@ -28,6 +28,7 @@
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/SizeIndex.h"
 #include "core/jobs/Job.h"
+#include "core/util/Error.h"
 #include "core/remote/PgConnection.h"
 #include "ui/actions/ActionsBrowser.h"
 #include "ui/actions/ActionsDocument.h"
@@ -94,11 +95,23 @@ struct Sort {
 
 } // namespace
 
+int run(QApplication& app);
+
 int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    try {
+        return run(app);   // returns through the destructors: the PostgreSQL it started stops
+    } catch (const cs::Error& e) {
+        std::fprintf(stderr, "bench_actions_sort: %s\n", e.what());
+        return 1;
+    }
+}
+
+int run(QApplication& app)
+{
     setvbuf(stdout, nullptr, _IOLBF, 0);
     uint64_t entries = 1000000, sized = 10000;
     int runs = 5;
@@ -131,7 +144,8 @@ int main(int argc, char** argv)
     std::string db;
     auto t0 = Clock::now();
     if (sqlite) {
-        db = tmp.filePath("sqlite.db").toStdString();
+        QDir().mkpath(tmp.filePath("data"));
+        db = tmp.filePath("data/sqlite.db").toStdString();   // the index (xdg-cache) must be outside its folder
         bench::fillSqlite(db, entries, 1);
     } else {
         QString why;
@@ -147,7 +161,7 @@ int main(int argc, char** argv)
                 sqlite ? "SQLite" : "PostgreSQL 15", secondsSince(t0));
 
     // Every (N/M)-th entry has its folder and one part.
-    const QString storage = tmp.filePath("storage");
+    const QString storage = tmp.filePath("data/storage");
     QDir().mkpath(storage);
     t0 = Clock::now();
     const uint64_t step = entries / sized;
