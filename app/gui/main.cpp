@@ -1,3 +1,4 @@
+#include "ui/actions/ReportChart.h"
 #include "ui/bench/BootProfiler.h"
 #include "ui/bench/SamplesChart.h"
 #include "ui/shell/MainWindow.h"
@@ -13,7 +14,8 @@ int main(int argc, char** argv)
 {
     // Drawing a chart for cachescope-cli needs no screen.
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--render-samples") == 0 || std::strcmp(argv[i], "--render-run") == 0)
+        if (std::strcmp(argv[i], "--render-samples") == 0 || std::strcmp(argv[i], "--render-run") == 0
+            || std::strcmp(argv[i], "--render-report") == 0)
             qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("cachescope"));
@@ -36,9 +38,13 @@ int main(int argc, char** argv)
     const QCommandLineOption renderRun(QStringLiteral("render-run"),
         QStringLiteral("Draw the summary chart of a benchmark run (JSON with samples, as cachescope-cli bench writes it) to the --output file, then quit."),
         QStringLiteral("JSON"));
+    const QCommandLineOption renderReport(QStringLiteral("render-report"),
+        QStringLiteral("Draw a cache-server report (JSON, as cachescope-cli actions-cache report --json writes it) to the --output file, then quit."),
+        QStringLiteral("JSON"));
     const QCommandLineOption output(QStringLiteral("output"), QStringLiteral("Chart file (.png, .pdf, .svg)."), QStringLiteral("FILE"));
     parser.addOption(renderSamples);
     parser.addOption(renderRun);
+    parser.addOption(renderReport);
     parser.addOption(output);
     parser.addOption(profileBoot);
     parser.addOption(profileIdle);
@@ -54,9 +60,10 @@ int main(int argc, char** argv)
     if (parser.isSet(QStringLiteral("help")))
         parser.showHelp(0);
 
-    if (parser.isSet(renderSamples) || parser.isSet(renderRun)) {
+    if (parser.isSet(renderSamples) || parser.isSet(renderRun) || parser.isSet(renderReport)) {
         QString error;
-        const bool ok = parser.isSet(renderRun)
+        const bool ok = parser.isSet(renderReport) ? ui::renderServerReport(parser.value(renderReport), parser.value(output), &error)
+                        : parser.isSet(renderRun)
                             ? ui::renderRunChart(parser.value(renderRun), parser.value(output), &error)
                             : ui::renderSamplesChart(parser.value(renderSamples), parser.value(output), &error);
         if (!ok) {

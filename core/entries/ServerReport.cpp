@@ -313,6 +313,7 @@ Json serverReportJson(const ServerReport& r)
                        {"unfinished_merges", u64(r.unfinishedMerges)},
                        {"stalled_merges", u64(r.stalledMerges)},
                        {"findings", std::move(findings)}};
+    o["now_ms"] = static_cast<long long>(r.nowMs);
     o["index"] = Json{{"full_scan", r.index.full},
                       {"rows_read", u64(r.index.rowsRead)},
                       {"ids_read", u64(r.index.idsRead)},
@@ -446,6 +447,33 @@ ServerReport serverReportFromJson(const Json& j, const std::string& what)
         r.retentionDays = past.at("days").get<int>();
         r.pastRetentionEntries = past.at("entries").get<uint64_t>();
         r.pastRetentionBytes = past.at("bytes").get<uint64_t>();
+        // Past the contract (what this program writes): why they are still
+        // there, and the oldest of them.
+        if (past.contains("eligible_for_cleanup"))
+            r.eligibleForCleanup = past.at("eligible_for_cleanup").get<uint64_t>();
+        if (past.contains("by_reason"))
+            for (const RetentionReason k : {RetentionReason::NeverDownloaded, RetentionReason::AwaitingCleanup})
+                if (past.at("by_reason").contains(retentionReasonName(k))) {
+                    const Json& why = past.at("by_reason").at(retentionReasonName(k));
+                    r.pastRetentionByReason[int(k)] = why.at("entries").get<uint64_t>();
+                    r.pastRetentionBytesByReason[int(k)] = why.at("bytes").get<uint64_t>();
+                }
+        if (past.contains("list"))
+            for (const auto& k : past.at("list")) {
+                RetainedEntry e;
+                e.id = k.at("id").get<std::string>();
+                e.key = k.at("key").get<std::string>();
+                e.version = k.at("version").get<std::string>();
+                e.scope = k.at("scope").get<std::string>();
+                e.repoId = k.at("repo_id").get<std::string>();
+                e.bytes = k.at("bytes").get<uint64_t>();
+                e.lastUsedMs = k.at("last_used_ms").get<int64_t>();
+                const std::string reason = k.at("reason").get<std::string>();
+                e.reason = reason == retentionReasonName(RetentionReason::AwaitingCleanup) ? RetentionReason::AwaitingCleanup
+                                                                                           : RetentionReason::NeverDownloaded;
+                e.explanation = k.at("explanation").get<std::string>();
+                r.pastRetention.push_back(std::move(e));
+            }
         const Json& c = j.at("compression");
         if (!c.at("serial_bytes").is_null()) {
             r.serialBytes = c.at("serial_bytes").get<uint64_t>();
@@ -454,18 +482,40 @@ ServerReport serverReportFromJson(const Json& j, const std::string& what)
                 formats[name] = bytes.get<uint64_t>();
             r.formats = std::move(formats);
         }
+        if (c.contains("note"))
+            r.compressionNote = c.at("note").get<std::string>();
         const Json& rep = j.at("repetition");
         if (!rep.at("estimated_unique_bytes").is_null()) {
             r.repetitionTotal = rep.at("total_bytes").get<uint64_t>();
             r.repetitionUnique = rep.at("estimated_unique_bytes").get<uint64_t>();
             r.repetitionError = rep.at("error_bytes").get<uint64_t>();
         }
+        if (rep.contains("note"))
+            r.repetitionNote = rep.at("note").get<std::string>();
+        if (j.contains("now_ms"))
+            r.nowMs = j.at("now_ms").get<int64_t>();
         const Json& h = j.at("health");
         r.orphanBytes = h.at("orphan_bytes").get<uint64_t>();
         r.missingObjects = h.at("missing_objects").get<uint64_t>();
         r.unfinishedUploads = h.at("unfinished_uploads").get<uint64_t>();
         r.unfinishedUploadBytes = h.at("unfinished_upload_bytes").get<uint64_t>();
         r.unfinishedMerges = h.at("unfinished_merges").get<uint64_t>();
+        if (h.contains("orphan_folders"))
+            r.orphanFolders = h.at("orphan_folders").get<uint64_t>();
+        if (h.contains("stalled_merges"))
+            r.stalledMerges = h.at("stalled_merges").get<uint64_t>();
+        if (h.contains("findings"))
+            for (const auto& [kind, n] : h.at("findings").items())
+                r.findings[kind] = n.get<uint64_t>();
+        if (j.contains("index")) {
+            const Json& x = j.at("index");
+            r.index.full = x.at("full_scan").get<bool>();
+            r.index.rowsRead = x.at("rows_read").get<uint64_t>();
+            r.index.idsRead = x.at("ids_read").get<uint64_t>();
+            r.index.foldersStamped = x.at("folders_stamped").get<uint64_t>();
+            r.index.foldersListed = x.at("folders_listed").get<uint64_t>();
+            r.index.seconds = x.at("seconds").get<double>();
+        }
         return r;
     } catch (const Json::exception& e) {
         fail(what, std::string("is not an actions-cache report (") + e.what() + ")");

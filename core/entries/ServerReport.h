@@ -14,6 +14,9 @@
 //    "past_retention": {"days","entries","bytes"}, "compression": {"formats": {...}, "serial_bytes"},
 //    "repetition": {"total_bytes","estimated_unique_bytes","error_bytes"},
 //    "health": {"orphan_bytes","missing_objects","unfinished_uploads","unfinished_upload_bytes","unfinished_merges"}}
+// Added: past_retention's eligible_for_cleanup, by_reason, listed and list;
+// health's orphan_folders, stalled_merges and findings; the notes; index; now_ms.
+// serverReportFromJson reads them back when present.
 #pragma once
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/SizeIndex.h"

@@ -17,6 +17,7 @@
 #include "common/TestServers.h"
 #include "BenchOptions.h"
 #include "ChildRun.h"
+#include "ScaleCatalog.h"
 
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/RemoteBackends.h"
@@ -57,6 +58,10 @@
 using namespace cs;
 using namespace cs::actions;
 using Clock = std::chrono::steady_clock;
+using bench::fillPg;
+using bench::fillSqlite;
+using bench::kPgSchema;
+using bench::sqliteExec;
 
 extern char** environ;
 
@@ -75,38 +80,6 @@ double median(std::vector<double> v)
     return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-// The server's tables and indexes (migrations $0..$3), for both drivers.
-const char* const kPgSchema[] = {
-    R"(CREATE TABLE storage_locations ("id" text PRIMARY KEY, "folderName" text NOT NULL, "partCount" integer NOT NULL,
-       "mergeStartedAt" bigint, "mergedAt" bigint, "partsDeletedAt" bigint, "lastDownloadedAt" bigint))",
-    R"(CREATE TABLE cache_entries ("id" text PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL,
-       "updatedAt" bigint NOT NULL, "locationId" text NOT NULL REFERENCES storage_locations("id") ON DELETE CASCADE,
-       "scope" text NOT NULL, "repoId" text))",
-    R"(CREATE TABLE uploads ("id" bigint PRIMARY KEY, "key" text NOT NULL, "version" text NOT NULL, "createdAt" bigint NOT NULL,
-       "lastPartUploadedAt" bigint, "folderName" text NOT NULL, "finishedPartUploadCount" integer NOT NULL DEFAULT 0,
-       "startedPartUploadCount" integer NOT NULL DEFAULT 0, "scope" text NOT NULL, "repoId" text))",
-    R"(CREATE INDEX idx_cache_entries_key_version ON cache_entries ("key", "version"))",
-    R"(CREATE INDEX idx_uploads_key_version ON uploads ("key", "version"))",
-    R"(CREATE INDEX idx_cache_entries_scope ON cache_entries ("scope"))",
-    R"(CREATE INDEX idx_cache_entries_repoId ON cache_entries ("repoId"))",
-};
-
-// Entry i: id e-i, key cache-<hash of i> (keys in no useful order, as real
-// ones), location loc-i, folder 1000000000+i, partCount parts, unmerged.
-void fillPg(remote::PgConnection& c, uint64_t n, int parts)
-{
-    for (const char* s : kPgSchema)
-        c.exec(s);
-    c.exec(R"(INSERT INTO storage_locations SELECT 'loc-' || i, (1000000000 + i)::text, $1::int, NULL, NULL, NULL, NULL
-              FROM generate_series(1, $2::bigint) i)",
-           {std::to_string(parts), std::to_string(n)});
-    c.exec(R"(INSERT INTO cache_entries ("id","key","version","updatedAt","locationId","scope","repoId")
-              SELECT 'e-' || i, 'cache-' || ((i * 2654435761) % 4294967296), 'v' || (i % 7), 1700000000000 + i,
-                     'loc-' || i, 'refs/heads/main', '1' FROM generate_series(1, $1::bigint) i)",
-           {std::to_string(n)});
-    c.exec("ANALYZE");
-}
-
 // The same rows in the server's MySQL schema, from MariaDB's seq_1_to_N table.
 void fillMysql(remote::MysqlConnection& c, uint64_t n, int parts)
 {
@@ -118,35 +91,6 @@ void fillMysql(remote::MysqlConnection& c, uint64_t n, int parts)
            "SELECT concat('e-', seq), concat('cache-', (seq * 2654435761) % 4294967296), concat('v', seq % 7), "
            "1700000000000 + seq, concat('loc-', seq), 'refs/heads/main', '1' FROM " + seq);
     c.exec("ANALYZE TABLE cache_entries, storage_locations");
-}
-
-void sqliteExec(sqlite3* db, const std::string& sql)
-{
-    char* err = nullptr;
-    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-        std::fprintf(stderr, "sqlite: %s\n", err ? err : "?");
-        std::exit(1);
-    }
-}
-
-void fillSqlite(const std::string& path, uint64_t n, int parts)
-{
-    sqlite3* db = nullptr;
-    sqlite3_open(path.c_str(), &db);
-    sqliteExec(db, "BEGIN");
-    for (const char* s : kPgSchema)
-        sqliteExec(db, s);
-    const std::string count = std::to_string(n);
-    sqliteExec(db, "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < " + count +
-                       ") INSERT INTO storage_locations SELECT 'loc-' || i, CAST(1000000000 + i AS TEXT), " +
-                       std::to_string(parts) + ", NULL, NULL, NULL, NULL FROM s");
-    sqliteExec(db, "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < " + count +
-                       ") INSERT INTO cache_entries (id, key, version, updatedAt, locationId, scope, repoId) "
-                       "SELECT 'e-' || i, 'cache-' || ((i * 2654435761) % 4294967296), 'v' || (i % 7), "
-                       "1700000000000 + i, 'loc-' || i, 'refs/heads/main', '1' FROM s");
-    sqliteExec(db, "COMMIT");
-    sqliteExec(db, "ANALYZE");
-    sqlite3_close(db);
 }
 
 constexpr size_t kPage = 200;

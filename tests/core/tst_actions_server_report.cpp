@@ -198,6 +198,49 @@ private slots:
                                           .arg(cutoff)));
     }
 
+    // serverReportFromJson (what `cachescope --render-report` draws the
+    // CLI's --plot from) reads back the reasons, the bounded list, the
+    // health counts past the contract, the notes and the index figures.
+    void jsonReadsBackTheReasonsAndTheList()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        const ServerReport r = reportOf(f, 1, 2);
+        QVERIFY(r.pastRetentionEntries > 2);
+        const ServerReport back = serverReportFromJson(serverReportJson(r), "report.json");
+        QCOMPARE(back.eligibleForCleanup, r.eligibleForCleanup);
+        for (int k = 0; k < 2; ++k) {
+            QCOMPARE(back.pastRetentionByReason[k], r.pastRetentionByReason[k]);
+            QCOMPARE(back.pastRetentionBytesByReason[k], r.pastRetentionBytesByReason[k]);
+        }
+        QVERIFY(r.pastRetentionByReason[int(RetentionReason::NeverDownloaded)] > 0);
+        QVERIFY(r.pastRetentionByReason[int(RetentionReason::AwaitingCleanup)] > 0);
+        QCOMPARE(back.pastRetention.size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) {
+            QCOMPARE(back.pastRetention[i].id, r.pastRetention[i].id);
+            QCOMPARE(back.pastRetention[i].key, r.pastRetention[i].key);
+            QCOMPARE(back.pastRetention[i].bytes, r.pastRetention[i].bytes);
+            QCOMPARE(back.pastRetention[i].lastUsedMs, r.pastRetention[i].lastUsedMs);
+            QCOMPARE(back.pastRetention[i].reason, r.pastRetention[i].reason);
+            QCOMPARE(back.pastRetention[i].explanation, r.pastRetention[i].explanation);
+        }
+        QCOMPARE(back.orphanFolders, r.orphanFolders);
+        QCOMPARE(back.stalledMerges, r.stalledMerges);
+        QCOMPARE(back.findings, r.findings);
+        QCOMPARE(back.compressionNote, r.compressionNote);
+        QCOMPARE(back.repetitionNote, r.repetitionNote);
+        QCOMPARE(back.index.rowsRead, r.index.rowsRead);
+        QCOMPARE(back.index.foldersListed, r.index.foldersListed);
+        QCOMPARE(back.nowMs, r.nowMs);
+        // A JSON of the contract alone (no list, no reasons) still reads.
+        Json bare = serverReportJson(r);
+        bare["past_retention"].erase("by_reason");
+        bare["past_retention"].erase("list");
+        const ServerReport contract = serverReportFromJson(bare, "bare.json");
+        QCOMPARE(contract.pastRetentionEntries, r.pastRetentionEntries);
+        QCOMPARE(contract.pastRetention.size(), size_t(0));
+    }
+
     void cliJsonKeepsTheContractAndChangesNothing()
     {
         QTemporaryDir dir;

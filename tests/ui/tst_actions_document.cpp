@@ -122,6 +122,7 @@ bool confirm(ActionsDocument* doc)
 } // namespace
 
 class TestActionsDocument : public QObject {
+    QTemporaryDir cacheHome_;
     Q_OBJECT
     // 445 more entries (no files: their folders are missing) after the
     // fixture's 5: 450 in all, more than two pages of 200.
@@ -143,7 +144,13 @@ class TestActionsDocument : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("cachescope-test-actions-document")); }
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("cachescope-test-actions-document"));
+        // The size index (sorting by size, parts, state) goes to the cache folder: a temporary one.
+        QVERIFY(cacheHome_.isValid());
+        qputenv("XDG_CACHE_HOME", cacheHome_.path().toUtf8());
+    }
 
     void showsRowsStatesAndSizes()
     {
@@ -186,7 +193,8 @@ private Q_SLOTS:
         QCOMPARE(u->index(0, ui::ActionsUploadModel::PartsOnDisk).data().toInt(), 2);
         QCOMPARE(u->index(0, ui::ActionsUploadModel::Age).data().toString(), QStringLiteral("1 h 30 min"));
 
-        // Sorting by size and the key filter go through the proxy.
+        // Sorting by size (the size index's order, read off the GUI thread)
+        // and the key filter go through the proxy.
         auto* proxy = doc->browser()->proxy();
         doc->browser()->table()->sortByColumn(ActionsEntryModel::Size, Qt::DescendingOrder);
         qlonglong largest = 0;
@@ -196,7 +204,7 @@ private Q_SLOTS:
                 largest = e.size;
                 largestKey = e.key;
             }
-        QCOMPARE(proxy->index(0, ActionsEntryModel::Key).data().toString(), largestKey);
+        QTRY_COMPARE_WITH_TIMEOUT(proxy->index(0, ActionsEntryModel::Key).data().toString(), largestKey, 20000);
         doc->browser()->filterEdit()->setText(QStringLiteral("LINUX"));
         QTRY_COMPARE(proxy->rowCount(), 2);
         doc->browser()->filterEdit()->clear();
@@ -301,12 +309,29 @@ private Q_SLOTS:
             if (r.key.toStdString() > largest.toStdString())
                 largest = r.key;
         QCOMPARE(b->proxy()->index(0, ActionsEntryModel::Key).data().toString(), largest);
-        // A column from the files sorts the rows loaded so far; the query stays.
+        // Size comes from the files: the size index sorts every entry, also
+        // the ones never loaded (the largest is a fixture entry, far from the
+        // first page in key order), and the proxy keeps that order.
         b->table()->sortByColumn(ActionsEntryModel::Size, Qt::DescendingOrder);
-        QCOMPARE(m->query().order, cs::actions::EntryOrder::KeyDescending);
+        QCOMPARE(m->query().order, cs::actions::EntryOrder::SizeLargest);
+        QTRY_VERIFY_WITH_TIMEOUT(!m->isFetching() && m->rowCount() > 0, 20000);
+        qlonglong largestSize = 0;
+        for (const auto& e : s.fixture->entries())
+            largestSize = std::max(largestSize, e.size);
+        QCOMPARE(b->proxy()->index(0, ActionsEntryModel::Size).data(ActionsEntryModel::SortRole).toLongLong(),
+                 largestSize);
+        loadAll();
+        QCOMPARE(m->rowCount(), 450);
         for (int r = 1; r < b->proxy()->rowCount(); ++r)
             QVERIFY(b->proxy()->index(r - 1, ActionsEntryModel::Size).data(ActionsEntryModel::SortRole).toULongLong()
                     >= b->proxy()->index(r, ActionsEntryModel::Size).data(ActionsEntryModel::SortRole).toULongLong());
+        // Fewest parts first, over every entry too.
+        b->table()->sortByColumn(ActionsEntryModel::Parts, Qt::AscendingOrder);
+        QCOMPARE(m->query().order, cs::actions::EntryOrder::PartsFewest);
+        QTRY_VERIFY_WITH_TIMEOUT(!m->isFetching() && m->rowCount() > 0, 20000);
+        loadAll();
+        QCOMPARE(m->rowCount(), 450);
+        QCOMPARE(b->proxy()->index(449, ActionsEntryModel::Key).data().toString(), QStringLiteral("buildkit-unmerged-12-parts"));
     }
 
     void entriesArriveAPageAtATimeAsTheTableScrolls()

@@ -28,9 +28,10 @@ using PartsPtr = std::shared_ptr<const std::vector<cs::actions::ActionsPart>>;
 
 namespace {
 
-// Sorts by key or by updatedAt through the catalog (the model reads the
-// query's first page in that order, and the proxy keeps the source order);
-// the columns that come from the files (size, parts, state, ...) sort the
+// Sorts by key or by updatedAt through the catalog, and by size, parts,
+// state and last download through the size index (SizeIndex.h): either way
+// the model reads the query's first page in that order over every entry,
+// and the proxy keeps the source order. Version, scope and repo sort the
 // rows loaded so far.
 class ActionsEntryProxy : public QSortFilterProxyModel {
 public:
@@ -39,18 +40,27 @@ public:
     void sort(int column, Qt::SortOrder order) override
     {
         using cs::actions::EntryOrder;
-        std::optional<EntryOrder> inCatalog;
+        const bool down = order == Qt::DescendingOrder;
+        std::optional<EntryOrder> whole;
         if (column < 0 || column == ActionsEntryModel::Key)
-            inCatalog = column >= 0 && order == Qt::DescendingOrder ? EntryOrder::KeyDescending : EntryOrder::KeyAscending;
+            whole = column >= 0 && down ? EntryOrder::KeyDescending : EntryOrder::KeyAscending;
         else if (column == ActionsEntryModel::Updated)
-            inCatalog = order == Qt::DescendingOrder ? EntryOrder::UpdatedNewest : EntryOrder::UpdatedOldest;
-        if (!inCatalog) {
+            whole = down ? EntryOrder::UpdatedNewest : EntryOrder::UpdatedOldest;
+        else if (column == ActionsEntryModel::Size)
+            whole = down ? EntryOrder::SizeLargest : EntryOrder::SizeSmallest;
+        else if (column == ActionsEntryModel::Parts)
+            whole = down ? EntryOrder::PartsMost : EntryOrder::PartsFewest;
+        else if (column == ActionsEntryModel::State)
+            whole = down ? EntryOrder::StateDescending : EntryOrder::StateAscending;
+        else if (column == ActionsEntryModel::LastDownload)
+            whole = down ? EntryOrder::LastUsedNewest : EntryOrder::LastUsedOldest;
+        if (!whole) {
             QSortFilterProxyModel::sort(column, order);
             return;
         }
-        QSortFilterProxyModel::sort(-1, order);   // the source's order: the catalog's
+        QSortFilterProxyModel::sort(-1, order);   // the source's order: the catalog's or the index's
         cs::actions::EntryQuery query = model_->query();
-        query.order = *inCatalog;
+        query.order = *whole;
         model_->setQuery(query);
     }
 

@@ -1,4 +1,5 @@
 #include "ui/actions/ActionsDocument.h"
+#include "ui/actions/ActionsReportView.h"
 
 #include "core/jobs/Job.h"
 #include "core/util/Units.h"
@@ -133,6 +134,8 @@ ActionsDocument::ActionsDocument(ActionsDataLocation where, QWidget* parent)
     findingsLayout->addWidget(findingHeader_);
     findingsLayout->addWidget(findingTable_, 1);
     views_->addTab(findings, tr("Verify findings"));
+    reportView_ = new ActionsReportView(where_, this);
+    views_->addTab(reportView_, tr("Report"));
     layout->addWidget(views_, 1);
     const int digit = fontMetrics().horizontalAdvance(QLatin1Char('0'));
     uploadTable_->horizontalHeader()->resizeSection(ActionsUploadModel::Key, 40 * digit);

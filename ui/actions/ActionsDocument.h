@@ -6,7 +6,7 @@
 // A summary line, a toolbar (merge selected / all, evict with a preview,
 // remove orphans, import into a native store, verify, refresh), and inner
 // tabs: Entries (ActionsBrowser: table + parts pane), Pending uploads,
-// Verify findings. A write first runs a read-only plan (what would change,
+// Verify findings, Report (ActionsReportView). A write first runs a read-only plan (what would change,
 // and whether the server looks active), then asks; only the confirmation's
 // button starts it ("… anyway" when the server looked active). Every job
 // shows progress and Cancel, and the data is read again after each write.
@@ -29,6 +29,7 @@ class QToolBar;
 namespace ui {
 class ActionsBrowser;
 class ActionsFindingModel;
+class ActionsReportView;
 class ActionsUploadModel;
 class ActionsWatcher;
 class DocumentActions;
@@ -61,6 +62,7 @@ public:
     ActionsBrowser* browser() const { return browser_; }
     ActionsUploadModel* uploadModel() const { return uploadModel_; }
     ActionsFindingModel* findingModel() const { return findingModel_; }
+    ActionsReportView* reportView() const { return reportView_; }
     QTabWidget* views() const { return views_; }
     QString summaryText() const;
     bool isLoaded() const { return loaded_; }
@@ -133,6 +135,7 @@ private:
     ActionsFindingModel* findingModel_;
     QTableView* findingTable_;
     QLabel* findingHeader_;
+    ActionsReportView* reportView_ = nullptr;
     QAction* mergeSelected_ = nullptr;
     QAction* mergeAll_ = nullptr;
     QAction* evict_ = nullptr;

@@ -1,5 +1,6 @@
 #include "ui/actions/ActionsEntryModel.h"
 
+#include "core/actions-cache/SizeIndex.h"
 #include "core/jobs/Job.h"
 #include "core/util/Units.h"
 #include "ui/jobs/JobRunner.h"
@@ -15,6 +16,9 @@ namespace ui {
 struct QueryPage {
     cs::actions::ActionsEntryPage page;
     std::optional<uint64_t> matching;
+    bool rescanNext = false;   // an index page: rescan the index next
+    bool replace = false;      // a rescanned first page: replaces the rows
+    bool rescanOnly = false;   // a rescan that changed nothing
 };
 using PagePtr = std::shared_ptr<QueryPage>;
 
@@ -34,6 +38,7 @@ void ActionsEntryModel::setLocation(ActionsDataLocation where)
 void ActionsEntryModel::setSnapshot(ActionsSnapshotPtr snapshot)
 {
     fetcher_->cancel();   // a page of the previous read would not continue this one
+    rescanned_ = false;
     beginResetModel();
     snapshot_ = std::move(snapshot);
     // The read's rows are the default query's; another query reads its own.
@@ -47,7 +52,8 @@ void ActionsEntryModel::setSnapshot(ActionsSnapshotPtr snapshot)
 
 void ActionsEntryModel::setQuery(const cs::actions::EntryQuery& query)
 {
-    if (query.keyContains == query_.keyContains && query.order == query_.order)
+    if (query.keyContains == query_.keyContains && query.order == query_.order && query.keyPrefix == query_.keyPrefix
+        && query.scope == query_.scope && query.repoId == query_.repoId)
         return;
     query_ = query;
     if (!snapshot_)
@@ -79,12 +85,39 @@ std::optional<uint64_t> ActionsEntryModel::matchingEntries() const
 
 void ActionsEntryModel::readFirstPage()
 {
-    fetcher_->start(tr("Reading entries"), [paths = where_.paths, query = query_](cs::Job& job) {
+    // An order only the size index gives: its first page at once from the
+    // index (a first scan when there is none); then, once per read of the
+    // data, a rescan, whose changes, if any, replace the rows with the
+    // refreshed first page.
+    const bool indexed = !cs::actions::catalogServes(query_);
+    fetcher_->start(tr("Reading entries"), [paths = where_.paths, query = query_,
+                                             rescan = indexed && !rescanned_](cs::Job& job) {
         auto cache = openActionsForReading(paths);
         auto result = std::make_shared<QueryPage>();
-        result->matching = cache->entryCount(query.keyContains);
+        if (rescan && !cache->sizeIndex().built())
+            cache->refreshIndex(&job);   // the first scan, with progress and cancel
+        else
+            result->rescanNext = rescan;
+        result->matching = cache->entryCount(query);
         job.checkCancel();
         result->page = cache->entriesPage(query, std::nullopt, kActionsPageSize, &job);
+        return result;
+    }, [this](PagePtr result) { addPage(std::move(result)); });
+}
+
+void ActionsEntryModel::rescanIndex()
+{
+    fetcher_->start(tr("Rescanning the size index"), [paths = where_.paths, query = query_](cs::Job& job) {
+        auto cache = openActionsForReading(paths);
+        auto result = std::make_shared<QueryPage>();
+        const auto st = cache->refreshIndex(&job);
+        if (st.rowsRead > 0 || st.entriesDeleted > 0 || st.foldersListed > 0) {
+            result->replace = true;
+            result->matching = cache->entryCount(query);
+            result->page = cache->entriesPage(query, std::nullopt, kActionsPageSize, &job);
+        } else {
+            result->rescanOnly = true;
+        }
         return result;
     }, [this](PagePtr result) { addPage(std::move(result)); });
 }
@@ -113,6 +146,15 @@ void ActionsEntryModel::fetchMore(const QModelIndex& parent)
 
 void ActionsEntryModel::addPage(PagePtr result)
 {
+    if (result->replace || result->rescanOnly)
+        rescanned_ = true;   // once per read of the data (a cancelled rescan left the index as it was)
+    if (result->replace) {
+        beginResetModel();
+        rows_.clear();
+        endResetModel();
+    } else if (result->rescanOnly) {
+        return;   // the rescan changed nothing: the rows shown stay
+    }
     if (result->matching)
         matching_ = result->matching;
     next_ = std::move(result->page.next);
@@ -124,6 +166,8 @@ void ActionsEntryModel::addPage(PagePtr result)
         endInsertRows();
     }
     Q_EMIT pageFetched(true, QString());
+    if (result->rescanNext)
+        rescanIndex();
 }
 
 const cs::actions::ActionsEntry* ActionsEntryModel::entryAt(int row) const

@@ -7,7 +7,9 @@
 // updatedAt newest or oldest first) are its SQL (setQuery: the rows are read
 // again from the first page of the query), so a filter on a million entries
 // finds every match; sorting by the columns that come from the files (size,
-// parts, state) sorts the rows loaded so far (ActionsBrowser's proxy).
+// parts, state, last download) reads pages from the size index (SizeIndex.h)
+// over every entry: the first page at once, then one rescan per read of the
+// data, whose changes replace the rows.
 #pragma once
 #include "ui/actions/ActionsData.h"
 
@@ -43,7 +45,8 @@ public:
     const cs::actions::EntryQuery& query() const { return query_; }
     bool isDefaultQuery() const
     {
-        return query_.keyContains.empty() && query_.order == cs::actions::EntryOrder::KeyAscending;
+        return query_.keyContains.empty() && query_.order == cs::actions::EntryOrder::KeyAscending
+               && query_.keyPrefix.empty() && query_.scope.empty() && query_.repoId.empty();
     }
     // Entries matching the query: totalEntries() for the default query,
     // else the count read with its first page (nullopt until it arrives).
@@ -68,6 +71,7 @@ Q_SIGNALS:
 private:
     void addPage(std::shared_ptr<QueryPage> result);
     void readFirstPage();
+    void rescanIndex();
 
     ActionsDataLocation where_;
     ActionsSnapshotPtr snapshot_;
@@ -75,6 +79,7 @@ private:
     std::optional<cs::actions::EntryCursor> next_;
     cs::actions::EntryQuery query_;
     std::optional<uint64_t> matching_;   // of a non-default query
+    bool rescanned_ = false;             // the size index was rescanned since the last read
     JobRunner* fetcher_;
 };
 
