@@ -18,14 +18,21 @@ class TestFrameTableModel : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
 
-    static std::shared_ptr<std::vector<cs::FrameInfo>> scan(const QString& path)
+    static std::shared_ptr<const cs::PackedFrames> pack(const std::vector<cs::FrameInfo>& frames)
     {
-        cs::Job job("scan");
-        cs::FrameLayout layout = cs::scanFrames(path.toStdString(), {}, job);
-        return std::make_shared<std::vector<cs::FrameInfo>>(std::move(layout.frames));
+        auto packed = std::make_shared<cs::PackedFrames>();
+        for (const cs::FrameInfo& f : frames)
+            packed->append(f);
+        return packed;
     }
 
-    static std::shared_ptr<std::vector<cs::FrameInfo>> synthetic(size_t n)
+    static std::shared_ptr<const cs::PackedFrames> scan(const QString& path)
+    {
+        cs::Job job("scan");
+        return pack(cs::scanFrames(path.toStdString(), {}, job).frames);
+    }
+
+    static std::shared_ptr<const cs::PackedFrames> synthetic(size_t n)
     {
         auto frames = std::make_shared<std::vector<cs::FrameInfo>>(n);
         std::mt19937_64 rng(42);
@@ -49,7 +56,7 @@ class TestFrameTableModel : public QObject {
             }
             offset += f.compressedSize;
         }
-        return frames;
+        return pack(*frames);
     }
 
     static qulonglong raw(const FrameTableModel& m, int row, int column)

@@ -3,6 +3,8 @@
 // the verdict, click the band, and export band, histogram and table.
 #include "JobSpy.h"
 #include "FrameFixtures.h"
+#include "core/jobs/Job.h"
+#include "core/snapshot/Snapshot.h"
 #include "ui/frames/FrameBandWidget.h"
 #include "ui/frames/FrameHistogram.h"
 #include "ui/frames/FrameLayoutDocument.h"
@@ -263,6 +265,37 @@ private Q_SLOTS:
         QSignalSpy spy(doc, &FrameLayoutDocument::scanFinished);
         QVERIFY(spy.wait(60000));
         QCOMPARE(doc->model()->rowCount(), fixtures::zstdList(path).zstdFrames);
+    }
+
+    // A seek table whose checksum of entry 1 contradicts frame 1's: the
+    // verdict says the table does not match, naming that entry; the table as
+    // written does not get the sentence.
+    void seekTableContradictionInTheVerdict()
+    {
+        const QString src = dir_.filePath(QStringLiteral("table.bin"));
+        QVERIFY(testsupport::writeFile(src, testsupport::textBytes(3 * 65536, 6)));
+        const QString snap = dir_.filePath(QStringLiteral("table.snap"));
+        cs::Job job("write");
+        cs::SnapshotWriteOptions options;
+        options.chunk = 65536;
+        options.seekTable = true;
+        cs::writeSnapshot(src.toStdString(), snap.toStdString(), options, job);
+        QByteArray b = testsupport::readFile(snap);
+        const QString bad = dir_.filePath(QStringLiteral("table-bad.snap"));
+        const qsizetype checksum1 = b.size() - 9 - 3 * 12 + 12 + 8;
+        b[checksum1] = char(b[checksum1] ^ 0x40);
+        QVERIFY(testsupport::writeFile(bad, b));
+
+        ui::MainWindow window;
+        FrameLayoutDocument* good = openAndScan(window, snap);
+        QVERIFY(good && good->frameLayout());
+        QVERIFY2(!good->summary()->verdictText().contains(QStringLiteral("seek table")),
+                 qPrintable(good->summary()->verdictText()));
+        FrameLayoutDocument* doc = openAndScan(window, bad);
+        QVERIFY(doc && doc->frameLayout());
+        const QString verdict = doc->summary()->verdictText();
+        QVERIFY2(verdict.contains(QStringLiteral("The seek table does not match the frames: seek table entry 1 gives checksum 0x")),
+                 qPrintable(verdict));
     }
 
     void addDocumentMakesATab()

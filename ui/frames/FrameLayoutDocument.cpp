@@ -22,7 +22,12 @@
 
 namespace ui {
 
-using LayoutPtr = std::shared_ptr<cs::FrameLayout>;
+// What the worker hands back: the summary, the packed frames and their digest.
+struct ScannedFile {
+    cs::FrameLayout layout;
+    std::shared_ptr<const cs::PackedFrames> frames;
+    std::shared_ptr<const FrameDigest> digest;
+};
 
 FrameLayoutDocument::FrameLayoutDocument(const QString& path, QWidget* parent)
     : QWidget(parent),
@@ -94,12 +99,19 @@ void FrameLayoutDocument::rescan(bool withBlocks)
     runner_->start(tr("Scanning %1").arg(QFileInfo(path_).fileName()), [file, withBlocks](cs::Job& job) {
         cs::FrameScanOptions options;
         options.blocks = withBlocks;
-        auto layout = std::make_shared<cs::FrameLayout>(cs::scanFrames(file, options, job));
-        if (withBlocks)
-            for (cs::FrameInfo& f : layout->frames)
-                std::vector<cs::BlockInfo>().swap(f.blockList);  // counts are kept in f.blocks; the list is not shown
-        return layout;
-    }, [this](LayoutPtr scanned) { showScanned(std::move(scanned)); });
+        auto scanned = std::make_shared<ScannedFile>();
+        auto frames = std::make_shared<cs::PackedFrames>();
+        // Blocks are counted in f.blocks; their list is not shown, and the
+        // streaming scan keeps no frame, so the frames held are the packed ones.
+        const cs::FrameScanTotals totals =
+            cs::scanFramesStreaming(file, options, job, [&](const cs::FrameInfo& f) { frames->append(f); });
+        scanned->layout.path = file;
+        scanned->layout.seekTable = totals.seekTable;
+        scanned->layout.summary = totals.summary;
+        scanned->digest = std::make_shared<FrameDigest>(digestFrames(*frames, totals.summary.fileSize));
+        scanned->frames = std::move(frames);
+        return scanned;
+    }, [this](ScannedPtr scanned) { showScanned(std::move(scanned)); });
 }
 
 bool FrameLayoutDocument::isScanning() const
@@ -107,16 +119,15 @@ bool FrameLayoutDocument::isScanning() const
     return runner_->isRunning();
 }
 
-void FrameLayoutDocument::showScanned(LayoutPtr scanned)
+void FrameLayoutDocument::showScanned(ScannedPtr scanned)
 {
-    auto frames = std::make_shared<std::vector<cs::FrameInfo>>(std::move(scanned->frames));
-    scanned->frames.clear();
-    layout_ = std::make_unique<cs::FrameLayout>(std::move(*scanned));
-    frames_ = frames;
+    layout_ = std::make_unique<cs::FrameLayout>(std::move(scanned->layout));
+    frames_ = std::move(scanned->frames);
+    digest_ = std::move(scanned->digest);
     summary_->setLayoutSummary(*layout_);
-    band_->setFrames(frames_, layout_->summary.fileSize);
+    band_->setFrames(frames_, digest_);
     model_->setFrames(frames_);
-    histogram_->setFrames(*frames_);
+    histogram_->setSizes(digest_->sizes);
     table_->resizeColumnsToContents();
 }
 
@@ -129,9 +140,9 @@ void FrameLayoutDocument::onScanFinished(const JobOutcome& outcome)
     }
     summary_->showError(outcome.cancelled() ? tr("Scan cancelled.") : outcome.message);
     if (!layout_) {
-        band_->setFrames(std::make_shared<std::vector<cs::FrameInfo>>(), 0);
+        band_->setFrames(std::make_shared<cs::PackedFrames>(), std::make_shared<FrameDigest>());
         model_->clear();
-        histogram_->setFrames({});
+        histogram_->setSizes({});
     }
     Q_EMIT scanFinished({outcome.kind, summary_->verdictText()});
 }

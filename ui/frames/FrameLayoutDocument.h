@@ -1,10 +1,14 @@
 // The frame-layout document: one zstd file scanned off the GUI thread
-// (cs::scanFrames through a JobRunner, with progress and cancel), shown as
+// (cs::scanFramesStreaming through a JobRunner, with progress and cancel)
+// into packed frames (32 B a frame, shared by the table and the band) and a
+// digest (legend counts, histogram, band bins; FrameDigest.h), shown as
 // the verdict and summary, the band of frames to scale, the frame table and
 // the histogram of frame sizes. Exports the band and histogram as
 // PNG/PDF/SVG and the table as CSV.
 #pragma once
 #include "core/frames/FrameLayout.h"
+#include "core/frames/PackedFrames.h"
+#include "ui/frames/FrameDigest.h"
 #include "ui/jobs/JobOutcome.h"
 #include "ui/shell/Document.h"
 
@@ -25,6 +29,7 @@ class FrameSummaryPanel;
 class FrameTableModel;
 class JobProgressWidget;
 class JobRunner;
+struct ScannedFile;   // what a scan hands back (FrameLayoutDocument.cpp)
 
 class FrameLayoutDocument : public QWidget, public Document {
     Q_OBJECT
@@ -35,9 +40,9 @@ public:
     // Starts (again) a scan; withBlocks walks every block to count them.
     void rescan(bool withBlocks);
     bool isScanning() const;
-    // Empty until a scan succeeded; frames live in frames().
+    // Empty until a scan succeeded; its frames are empty: they live in frames().
     const cs::FrameLayout* frameLayout() const { return layout_.get(); }
-    std::shared_ptr<const std::vector<cs::FrameInfo>> frames() const { return frames_; }
+    std::shared_ptr<const cs::PackedFrames> frames() const { return frames_; }
 
     bool exportBand(const QString& path, QString* error) const;
     bool exportHistogram(const QString& path, QString* error) const;
@@ -58,7 +63,7 @@ Q_SIGNALS:
     void scanFinished(const ui::JobOutcome& outcome);
 
 private:
-    void showScanned(std::shared_ptr<cs::FrameLayout> scanned);
+    void showScanned(std::shared_ptr<ScannedFile> scanned);
     void onScanFinished(const JobOutcome& outcome);
     void selectFrame(int frameIndex);
     void createExportActions();
@@ -74,8 +79,9 @@ private:
     FrameHistogram* histogram_;
     QToolButton* blocksButton_;
     QList<QAction*> exportActions_;
-    std::unique_ptr<cs::FrameLayout> layout_;   // summary and seek table; its frames moved to frames_
-    std::shared_ptr<const std::vector<cs::FrameInfo>> frames_;
+    std::unique_ptr<cs::FrameLayout> layout_;   // summary and seek table; no frames
+    std::shared_ptr<const cs::PackedFrames> frames_;
+    std::shared_ptr<const FrameDigest> digest_;
 };
 
 } // namespace ui

@@ -83,6 +83,13 @@ void FrameSummaryPanel::setLayoutSummary(const cs::FrameLayout& layout)
     } else {
         verdict_->setText(tr("Splittable: no — %1").arg(reason));
     }
+    // A seek table that contradicts the frames misleads any seekable reader:
+    // the verdict says so, naming the first entry that differs.
+    const bool tableContradicts = layout.seekTable && !layout.seekTable->consistent;
+    if (tableContradicts)
+        verdict_->setText(verdict_->text() + QLatin1Char(' ')
+                          + tr("The seek table does not match the frames: %1.")
+                                .arg(QString::fromStdString(layout.seekTable->problem)));
     QPalette p = palette();
     p.setColor(QPalette::Window, s.parallel.splittable ? QColor(0x59a14f).lighter(165) : QColor(0xf28e2b).lighter(160));
     p.setColor(QPalette::WindowText, Qt::black);
@@ -98,7 +105,10 @@ void FrameSummaryPanel::setLayoutSummary(const cs::FrameLayout& layout)
                           ? tr("#%1, %2").arg(s.largestFrameIndex).arg(sizeText(s.largestFrameSize))
                           : QStringLiteral("–"));
     if (layout.seekTable)
-        seekTable_->setText(tr("%1%2").arg(counted(layout.seekTable->frames, "entry", "entries")).arg(layout.seekTable->checksums ? tr(", with checksums") : QString()));
+        seekTable_->setText(tr("%1%2%3")
+                                .arg(counted(layout.seekTable->frames, "entry", "entries"))
+                                .arg(layout.seekTable->checksums ? tr(", with checksums") : QString())
+                                .arg(tableContradicts ? tr(", does not match the frames") : QString()));
     else
         seekTable_->setText(tr("none"));
     checksums_->setText(s.zstdFrames == 0 ? QStringLiteral("–") : (s.allChecksummed ? tr("every frame") : tr("not on every frame")));

@@ -6,6 +6,7 @@
 #include <QLocale>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace ui {
@@ -43,15 +44,14 @@ bool isZstd(const cs::FrameInfo& f)
 
 FrameTableModel::FrameTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void FrameTableModel::setFrames(std::shared_ptr<const std::vector<cs::FrameInfo>> frames)
+void FrameTableModel::setFrames(std::shared_ptr<const cs::PackedFrames> frames)
 {
     beginResetModel();
     frames_ = std::move(frames);
-    const size_t n = frames_ ? frames_->size() : 0;
-    order_.resize(n);
-    std::iota(order_.begin(), order_.end(), 0u);
-    rowOf_ = order_;
-    if (n && !(sortColumn_ == Index && sortOrder_ == Qt::AscendingOrder))
+    // A view's rows are ints; a file of more frames shows the first 2^31 - 1.
+    rows_ = int(std::min<size_t>(frames_ ? frames_->size() : 0, size_t(std::numeric_limits<int>::max())));
+    order_.clear();
+    if (rows_ && !(sortColumn_ == Index && sortOrder_ == Qt::AscendingOrder))
         applySort();
     endResetModel();
 }
@@ -63,12 +63,18 @@ void FrameTableModel::clear()
 
 int FrameTableModel::rowOfFrame(size_t frameIndex) const
 {
-    return frameIndex < rowOf_.size() ? int(rowOf_[frameIndex]) : -1;
+    if (frameIndex >= size_t(rows_))
+        return -1;
+    if (order_.empty())
+        return int(frameIndex);
+    // Only on a click in the band: a scan of the permutation, not a second one.
+    const auto it = std::find(order_.begin(), order_.end(), uint32_t(frameIndex));
+    return it == order_.end() ? -1 : int(it - order_.begin());
 }
 
 int FrameTableModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : int(order_.size());
+    return parent.isValid() ? 0 : rows_;
 }
 
 int FrameTableModel::columnCount(const QModelIndex& parent) const
@@ -103,9 +109,9 @@ QVariant FrameTableModel::headerData(int section, Qt::Orientation orientation, i
 
 QVariant FrameTableModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.row() >= int(order_.size()) || index.column() >= ColumnCount)
+    if (!index.isValid() || index.row() >= rows_ || index.column() >= ColumnCount)
         return {};
-    const cs::FrameInfo& f = frameAt(index.row());
+    const cs::FrameInfo f = frameAt(index.row());
     switch (role) {
     case Qt::DisplayRole: return display(f, index.column());
     case RawValueRole: return raw(f, index.column());
@@ -181,37 +187,46 @@ void FrameTableModel::sort(int column, Qt::SortOrder order)
         return;
     sortColumn_ = column;
     sortOrder_ = order;
-    if (order_.empty())
+    if (rows_ == 0)
         return;
     Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
     std::vector<uint32_t> frameOf;
     frameOf.reserve(size_t(before.size()));
     for (const QModelIndex& i : before)
-        frameOf.push_back(order_[size_t(i.row())]);
+        frameOf.push_back(uint32_t(frameIndexAt(i.row())));
     applySort();
     QModelIndexList after;
     after.reserve(before.size());
     for (qsizetype k = 0; k < before.size(); ++k)
-        after.push_back(index(int(rowOf_[frameOf[size_t(k)]]), before[k].column()));
+        after.push_back(index(rowOfFrame(frameOf[size_t(k)]), before[k].column()));
     changePersistentIndexList(before, after);
     Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 void FrameTableModel::applySort()
 {
-    const std::vector<cs::FrameInfo>& frames = *frames_;
+    const size_t n = size_t(rows_);
+    if (sortColumn_ == Index) {
+        // File order needs no permutation; descending is its reverse.
+        order_.clear();
+        if (sortOrder_ == Qt::DescendingOrder) {
+            order_.resize(n);
+            for (size_t row = 0; row < n; ++row)
+                order_[row] = uint32_t(n - 1 - row);
+        }
+        return;
+    }
     // Keys computed once per frame: the comparator then touches only doubles.
-    std::vector<double> keys(frames.size());
-    for (size_t i = 0; i < frames.size(); ++i)
-        keys[i] = sortKey(frames[i], sortColumn_);
+    std::vector<double> keys(n);
+    for (size_t i = 0; i < n; ++i)
+        keys[i] = sortKey(frames_->at(i), sortColumn_);
+    order_.resize(n);
     std::iota(order_.begin(), order_.end(), 0u);
     if (sortOrder_ == Qt::AscendingOrder)
         std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
     else
         std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return keys[a] > keys[b]; });
-    for (size_t row = 0; row < order_.size(); ++row)
-        rowOf_[order_[row]] = uint32_t(row);
 }
 
 } // namespace ui

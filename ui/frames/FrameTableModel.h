@@ -1,9 +1,10 @@
-// The frames of a layout as a table. Holds the frames once (shared with the
-// band and histogram) and sorts through a permutation of row -> frame index,
-// so sorting 100,000 frames moves 4-byte integers and data() allocates
-// nothing but the QVariant it returns.
+// The frames of a layout as a table, paged from the document's packed frames
+// (cs::PackedFrames, 32 B a frame, shared with the band): a row is unpacked
+// when the view asks for it, and nothing per row is held while the table is
+// in file order. Another sort order is a permutation of row -> frame index
+// (4 B a frame), so sorting moves 4-byte integers.
 #pragma once
-#include "core/frames/FrameLayout.h"
+#include "core/frames/PackedFrames.h"
 
 #include <QAbstractTableModel>
 
@@ -22,13 +23,13 @@ public:
     explicit FrameTableModel(QObject* parent = nullptr);
 
     // Replaces the frames (kept sorted by the current sort column).
-    void setFrames(std::shared_ptr<const std::vector<cs::FrameInfo>> frames);
+    void setFrames(std::shared_ptr<const cs::PackedFrames> frames);
     void clear();
 
-    const cs::FrameInfo& frameAt(int row) const { return (*frames_)[order_[size_t(row)]]; }
-    int frameCount() const { return int(order_.size()); }
-    // Position in the frames vector of the frame shown at row.
-    size_t frameIndexAt(int row) const { return order_[size_t(row)]; }
+    cs::FrameInfo frameAt(int row) const { return frames_->at(frameIndexAt(row)); }
+    int frameCount() const { return rows_; }
+    // Position in the packed frames of the frame shown at row.
+    size_t frameIndexAt(int row) const { return order_.empty() ? size_t(row) : order_[size_t(row)]; }
     // Row currently showing frames[frameIndex] (position in the vector), -1 if none.
     int rowOfFrame(size_t frameIndex) const;
 
@@ -43,9 +44,9 @@ private:
     QVariant display(const cs::FrameInfo& f, int column) const;
     QVariant raw(const cs::FrameInfo& f, int column) const;
 
-    std::shared_ptr<const std::vector<cs::FrameInfo>> frames_;
-    std::vector<uint32_t> order_;     // row -> index into *frames_
-    std::vector<uint32_t> rowOf_;     // index into *frames_ -> row
+    std::shared_ptr<const cs::PackedFrames> frames_;
+    int rows_ = 0;
+    std::vector<uint32_t> order_;     // row -> index into *frames_; empty in file order
     int sortColumn_ = Index;
     Qt::SortOrder sortOrder_ = Qt::AscendingOrder;
 };
