@@ -3,6 +3,7 @@
 #include "core/store/StoreLayout.h"
 #include "ui/actions/ActionsDocument.h"
 #include "ui/frames/FrameLayoutDocument.h"
+#include "ui/shell/PendingDocument.h"
 #include "ui/shell/RecentFiles.h"
 #include "ui/shell/StallMonitor.h"
 #include "ui/shell/WelcomePage.h"
@@ -18,6 +19,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
@@ -181,7 +183,7 @@ void MainWindow::addDocument(QWidget* doc, const QString& title, const QString& 
     auto* item = new QListWidgetItem(title);
     item->setData(kPathRole, key);
     item->setToolTip(path.isEmpty() ? title : QDir::toNativeSeparators(key));
-    const int index = tabs_->addTab(doc, title);
+    const int index = insertAt_ >= 0 ? tabs_->insertTab(insertAt_, doc, title) : tabs_->addTab(doc, title);
     tabs_->setTabToolTip(index, item->toolTip());
     sidebar_->insertItem(index, item);
     tabs_->setCurrentIndex(index);
@@ -226,8 +228,73 @@ void MainWindow::closeCurrentTab()
         closeTab(tabs_->currentIndex());
 }
 
+void MainWindow::openPathsLazily(const QStringList& paths)
+{
+    QStringList missing;
+    int first = -1;
+    arranging_ = true;
+    for (const QString& path : paths) {
+        if (!QFileInfo::exists(path)) {
+            missing << QDir::toNativeSeparators(path);
+            continue;
+        }
+        if (documentForPath(path))
+            continue;
+        addDocument(new PendingDocument(canonical(path)), QFileInfo(canonical(path)).fileName(), path);
+        if (first < 0)
+            first = tabs_->count() - 1;
+    }
+    arranging_ = false;
+    if (first >= 0) {
+        tabs_->setCurrentIndex(first);
+        onCurrentTabChanged(first);
+    }
+    if (!missing.isEmpty())
+        showError(tr("Cannot open"), tr("These do not exist: %1.").arg(missing.join(QStringLiteral(", "))));
+}
+
+void MainWindow::openPending(int index)
+{
+    auto* pending = qobject_cast<PendingDocument*>(tabs_->widget(index));
+    if (!pending)
+        return;
+    const QString key = pending->property("documentPath").toString();
+    // openPath() must not find the pending tab itself; the document it makes
+    // goes in the pending tab's place.
+    pending->setProperty("documentPath", QString());
+    arranging_ = true;
+    insertAt_ = index;
+    const int before = tabs_->count();
+    const bool ok = openPath(pending->path());
+    insertAt_ = -1;
+    const bool added = tabs_->count() == before + 1 && tabs_->widget(index) != pending;
+    if (added || ok) {
+        // Opened here, or the path was already open in another tab.
+        const int at = tabs_->indexOf(pending);
+        tabs_->removeTab(at);
+        delete sidebar_->takeItem(at);
+        pending->deleteLater();
+        if (added)
+            tabs_->setCurrentIndex(index);
+    } else {
+        pending->setProperty("documentPath", key);
+        pending->showError(lastError_);
+    }
+    arranging_ = false;
+    onCurrentTabChanged(tabs_->currentIndex());
+}
+
 void MainWindow::onCurrentTabChanged(int index)
 {
+    if (arranging_)
+        return;
+    if (qobject_cast<PendingDocument*>(tabs_->widget(index))) {
+        // After the tab switch has been painted: the document opens then.
+        QMetaObject::invokeMethod(this, [this, doc = QPointer<QWidget>(tabs_->widget(index))] {
+            if (doc && doc == tabs_->currentWidget())
+                openPending(tabs_->currentIndex());
+        }, Qt::QueuedConnection);
+    }
     if (sidebar_->currentRow() != index)
         sidebar_->setCurrentRow(index);
     QWidget* doc = tabs_->widget(index);
