@@ -7,6 +7,7 @@
 #include "core/snapshot/Snapshot.h"
 #include "ui/frames/FrameBandWidget.h"
 #include "ui/frames/FrameHistogram.h"
+#include "ui/frames/FramePageBar.h"
 #include "ui/frames/FrameLayoutDocument.h"
 #include "ui/frames/FrameSummaryPanel.h"
 #include "ui/frames/FrameTableModel.h"
@@ -100,6 +101,18 @@ private Q_SLOTS:
         QTest::mouseClick(band, Qt::LeftButton, {}, QPoint(clickX, 20));
         QCOMPARE(band->selectedFrame(), 2);
         QCOMPARE(doc->table()->currentIndex().row(), doc->model()->rowOfFrame(2));
+
+        // A table of pages: a click on a frame of another page shows its page.
+        doc->model()->setPageRows(2);
+        QVERIFY(doc->pageBar()->isVisible());
+        QCOMPARE(doc->model()->page(), size_t(0));
+        QTest::mouseClick(band, Qt::LeftButton, {}, QPoint(clickX, 20));
+        QCOMPARE(doc->model()->page(), size_t(1));
+        QCOMPARE(doc->table()->currentIndex().row(), 0);
+        QCOMPARE(doc->model()->frameIndexAt(0), size_t(2));
+        QVERIFY2(doc->pageBar()->text().startsWith(QStringLiteral("Frames 3–")), qPrintable(doc->pageBar()->text()));
+        doc->model()->setPageRows(ui::FrameTableModel::kDefaultPageRows);
+        QVERIFY(!doc->pageBar()->isVisible());
 
         window.closeCurrentTab();
         QCOMPARE(window.documentCount(), 0);

@@ -8,6 +8,7 @@
 #include "ui/actions/EntryTreeModel.h"
 #include "ui/actions/EntryTreemap.h"
 #include "ui/frames/FrameBandWidget.h"
+#include "ui/frames/FramePageBar.h"
 #include "ui/frames/FrameSummaryPanel.h"
 #include "ui/frames/FrameTableModel.h"
 #include "ui/jobs/JobProgressWidget.h"
@@ -115,6 +116,7 @@ ActionsEntryPane::ActionsEntryPane(cs::actions::DataDirPaths paths, QWidget* par
     fl->addWidget(band_);
     frameTable_->setModel(frameModel_);
     setUpRowTable(frameTable_);
+    fl->addWidget(new FramePageBar(frameModel_, compression));   // a blob of many frames: a page at a time
     fl->addWidget(frameTable_, 1);
     tabs_->addTab(compression, tr("Compression"));
 

@@ -25,6 +25,7 @@ class QToolButton;
 namespace ui {
 class FrameBandWidget;
 class FrameHistogram;
+class FramePageBar;
 class FrameSummaryPanel;
 class FrameTableModel;
 class JobProgressWidget;
@@ -37,7 +38,9 @@ public:
     explicit FrameLayoutDocument(const QString& path, QWidget* parent = nullptr);
 
     QString path() const { return path_; }
-    // Starts (again) a scan; withBlocks walks every block to count them.
+    // Starts (again) a scan, once ScanQueue gives it a slot (at most
+    // ScanQueue::kMaxScansAtOnce documents read at once); withBlocks walks
+    // every block to count them.
     void rescan(bool withBlocks);
     bool isScanning() const;
     // Empty until a scan succeeded; its frames are empty: they live in frames().
@@ -57,17 +60,20 @@ public:
     FrameBandWidget* band() const { return band_; }
     FrameHistogram* histogram() const { return histogram_; }
     FrameSummaryPanel* summary() const { return summary_; }
+    FramePageBar* pageBar() const { return pageBar_; }
 
 Q_SIGNALS:
     // After every scan: done, or failed / cancelled with the sentence shown in the view.
     void scanFinished(const ui::JobOutcome& outcome);
 
 private:
+    void startScan(bool withBlocks);
     void showScanned(std::shared_ptr<ScannedFile> scanned);
     void onScanFinished(const JobOutcome& outcome);
     void selectFrame(int frameIndex);
     void createExportActions();
     QString exportBaseName() const;
+    std::unique_ptr<FrameTableModel> wholeTable() const;
 
     QString path_;
     JobRunner* runner_;
@@ -76,9 +82,11 @@ private:
     FrameBandWidget* band_;
     FrameTableModel* model_;
     QTableView* table_;
+    FramePageBar* pageBar_;
     FrameHistogram* histogram_;
     QToolButton* blocksButton_;
     QList<QAction*> exportActions_;
+    bool scanAsked_ = false;   // from rescan() until its scan finished (it may wait for a slot)
     std::unique_ptr<cs::FrameLayout> layout_;   // summary and seek table; no frames
     std::shared_ptr<const cs::PackedFrames> frames_;
     std::shared_ptr<const FrameDigest> digest_;

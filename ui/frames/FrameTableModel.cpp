@@ -48,12 +48,16 @@ void FrameTableModel::setFrames(std::shared_ptr<const cs::PackedFrames> frames)
 {
     beginResetModel();
     frames_ = std::move(frames);
-    // A view's rows are ints; a file of more frames shows the first 2^31 - 1.
-    rows_ = int(std::min<size_t>(frames_ ? frames_->size() : 0, size_t(std::numeric_limits<int>::max())));
+    // Positions are 32-bit in the permutation: a file of more frames shows the first 2^32 - 1.
+    total_ = std::min<size_t>(frames_ ? frames_->size() : 0, std::numeric_limits<uint32_t>::max());
+    page_ = 0;
     order_.clear();
-    if (rows_ && !(sortColumn_ == Index && sortOrder_ == Qt::AscendingOrder))
+    reversed_ = false;
+    if (total_)
         applySort();
+    rows_ = rowsOnPage(page_);
     endResetModel();
+    Q_EMIT pageChanged();
 }
 
 void FrameTableModel::clear()
@@ -61,15 +65,51 @@ void FrameTableModel::clear()
     setFrames(nullptr);
 }
 
-int FrameTableModel::rowOfFrame(size_t frameIndex) const
+void FrameTableModel::setPageRows(size_t rows)
 {
-    if (frameIndex >= size_t(rows_))
-        return -1;
+    beginResetModel();
+    pageRows_ = std::clamp<size_t>(rows, 1, size_t(std::numeric_limits<int>::max()));
+    page_ = 0;
+    rows_ = rowsOnPage(page_);
+    endResetModel();
+    Q_EMIT pageChanged();
+}
+
+void FrameTableModel::setPage(size_t page)
+{
+    page = std::min(page, pageCount() - 1);
+    if (page == page_)
+        return;
+    beginResetModel();
+    page_ = page;
+    rows_ = rowsOnPage(page_);
+    endResetModel();
+    Q_EMIT pageChanged();
+}
+
+int FrameTableModel::rowsOnPage(size_t page) const
+{
+    const size_t first = page * pageRows_;
+    return first >= total_ ? 0 : int(std::min(pageRows_, total_ - first));
+}
+
+size_t FrameTableModel::positionOfFrame(size_t frameIndex) const
+{
+    if (frameIndex >= total_)
+        return total_;
     if (order_.empty())
-        return int(frameIndex);
+        return reversed_ ? total_ - 1 - frameIndex : frameIndex;
     // Only on a click in the band: a scan of the permutation, not a second one.
     const auto it = std::find(order_.begin(), order_.end(), uint32_t(frameIndex));
-    return it == order_.end() ? -1 : int(it - order_.begin());
+    return it == order_.end() ? total_ : size_t(it - order_.begin());
+}
+
+int FrameTableModel::rowOfFrame(size_t frameIndex) const
+{
+    const size_t position = positionOfFrame(frameIndex);
+    if (position >= total_ || position / pageRows_ != page_)
+        return -1;
+    return int(position % pageRows_);
 }
 
 int FrameTableModel::rowCount(const QModelIndex& parent) const
@@ -187,17 +227,28 @@ void FrameTableModel::sort(int column, Qt::SortOrder order)
         return;
     sortColumn_ = column;
     sortOrder_ = order;
-    if (rows_ == 0)
+    if (total_ == 0)
         return;
+    if (page_ != 0) {
+        // A new order starts at its first page (whose row count may differ).
+        beginResetModel();
+        applySort();
+        page_ = 0;
+        rows_ = rowsOnPage(page_);
+        endResetModel();
+        Q_EMIT pageChanged();
+        return;
+    }
     Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
-    std::vector<uint32_t> frameOf;
+    std::vector<size_t> frameOf;
     frameOf.reserve(size_t(before.size()));
     for (const QModelIndex& i : before)
-        frameOf.push_back(uint32_t(frameIndexAt(i.row())));
+        frameOf.push_back(frameIndexAt(i.row()));
     applySort();
     QModelIndexList after;
     after.reserve(before.size());
+    // A frame the new order puts on another page loses its index.
     for (qsizetype k = 0; k < before.size(); ++k)
         after.push_back(index(rowOfFrame(frameOf[size_t(k)]), before[k].column()));
     changePersistentIndexList(before, after);
@@ -206,15 +257,12 @@ void FrameTableModel::sort(int column, Qt::SortOrder order)
 
 void FrameTableModel::applySort()
 {
-    const size_t n = size_t(rows_);
+    const size_t n = total_;
+    order_.clear();
+    reversed_ = false;
     if (sortColumn_ == Index) {
-        // File order needs no permutation; descending is its reverse.
-        order_.clear();
-        if (sortOrder_ == Qt::DescendingOrder) {
-            order_.resize(n);
-            for (size_t row = 0; row < n; ++row)
-                order_[row] = uint32_t(n - 1 - row);
-        }
+        // File order needs no permutation, nor does its reverse.
+        reversed_ = sortOrder_ == Qt::DescendingOrder;
         return;
     }
     // Keys computed once per frame: the comparator then touches only doubles.

@@ -3,6 +3,7 @@
 #include "core/store/StoreLayout.h"
 #include "ui/actions/ActionsDocument.h"
 #include "ui/frames/FrameLayoutDocument.h"
+#include "ui/shell/DocumentTabs.h"
 #include "ui/shell/PendingDocument.h"
 #include "ui/shell/RecentFiles.h"
 #include "ui/shell/StallMonitor.h"
@@ -21,6 +22,7 @@
 #include <QMimeData>
 #include <QPointer>
 #include <QScreen>
+#include <QSet>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -46,13 +48,13 @@ QString canonical(const QString& path)
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), tabs_(new QTabWidget(this)), recent_(new RecentFiles(this)), stallMonitor_(new StallMonitor(this))
+    : QMainWindow(parent), tabs_(new DocumentTabs(this)), recent_(new RecentFiles(this)), stallMonitor_(new StallMonitor(this))
 {
     initUiResources();
     setWindowTitle(tr("cachescope"));
     setWindowIcon(QIcon(QStringLiteral(":/cachescope.svg")));
     setAcceptDrops(true);
-    tabs_->setTabsClosable(true);
+    // Only the current tab has a close button (DocumentTabs.h): thousands of tabs stay quick.
     tabs_->setDocumentMode(true);
     welcome_ = new WelcomePage(recent_, this);
     connect(welcome_, &WelcomePage::openFileRequested, this, &MainWindow::openFileDialog);
@@ -186,6 +188,11 @@ void MainWindow::addDocument(QWidget* doc, const QString& title, const QString& 
     const int index = insertAt_ >= 0 ? tabs_->insertTab(insertAt_, doc, title) : tabs_->addTab(doc, title);
     tabs_->setTabToolTip(index, item->toolTip());
     sidebar_->insertItem(index, item);
+    // While tabs are being added or swapped (openPathsLazily, openPending),
+    // the caller picks the current tab once at the end: switching the
+    // stacked widget for each of thousands of tabs costs seconds.
+    if (arranging_)
+        return;
     tabs_->setCurrentIndex(index);
     onCurrentTabChanged(index);
 }
@@ -232,15 +239,22 @@ void MainWindow::openPathsLazily(const QStringList& paths)
 {
     QStringList missing;
     int first = -1;
+    // The paths already open (or named twice), looked up once each: thousands
+    // of paths must not each walk every tab.
+    QSet<QString> open;
+    for (int i = 0; i < tabs_->count(); ++i)
+        open.insert(tabs_->widget(i)->property("documentPath").toString());
     arranging_ = true;
     for (const QString& path : paths) {
         if (!QFileInfo::exists(path)) {
             missing << QDir::toNativeSeparators(path);
             continue;
         }
-        if (documentForPath(path))
+        const QString key = canonical(path);
+        if (open.contains(key))
             continue;
-        addDocument(new PendingDocument(canonical(path)), QFileInfo(canonical(path)).fileName(), path);
+        open.insert(key);
+        addDocument(new PendingDocument(key), QFileInfo(key).fileName(), path);
         if (first < 0)
             first = tabs_->count() - 1;
     }

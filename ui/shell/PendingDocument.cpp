@@ -1,25 +1,26 @@
 #include "ui/shell/PendingDocument.h"
 
 #include <QDir>
-#include <QLabel>
-#include <QVBoxLayout>
+#include <QPainter>
 
 namespace ui {
 
 PendingDocument::PendingDocument(const QString& path, QWidget* parent)
-    : QWidget(parent), path_(path), label_(new QLabel(this))
+    : QWidget(parent), path_(path), text_(tr("%1 is read when this tab is shown.").arg(QDir::toNativeSeparators(path)))
 {
-    auto* layout = new QVBoxLayout(this);
-    label_->setAlignment(Qt::AlignCenter);
-    label_->setWordWrap(true);
-    label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label_->setText(tr("%1 is read when this tab is shown.").arg(QDir::toNativeSeparators(path)));
-    layout->addWidget(label_);
 }
 
 void PendingDocument::showError(const QString& message)
 {
-    label_->setText(message);
+    text_ = message;
+    update();
+}
+
+void PendingDocument::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, text_);
 }
 
 } // namespace ui

@@ -5,8 +5,6 @@
 #pragma once
 #include <QWidget>
 
-class QLabel;
-
 namespace ui {
 
 class PendingDocument : public QWidget {
@@ -16,10 +14,17 @@ public:
     QString path() const { return path_; }
     // Shown in place of the document when it could not be opened.
     void showError(const QString& message);
+    QString text() const { return text_; }
+
+protected:
+    // The sentence is painted, not a QLabel in a layout: each child widget
+    // and layout posts events of its own, and the posted-event queue of
+    // thousands of them made adding the tabs quadratic.
+    void paintEvent(QPaintEvent* event) override;
 
 private:
     QString path_;
-    QLabel* label_;
+    QString text_;
 };
 
 } // namespace ui
