@@ -3,6 +3,7 @@
 #include "ui/frames/FrameCategory.h"
 
 #include <QHelpEvent>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -217,7 +218,7 @@ void FrameBandWidget::paintLegend(QPainter& painter, const QRect& legend) const
     for (int c = 0; c < kFrameCategoryCount; ++c) {
         const auto category = FrameCategory(c);
         const uint64_t count = digest_ ? digest_->counts[size_t(c)] : 0;
-        const QString label = QStringLiteral("%1 (%2)").arg(frameCategoryName(category)).arg(count);
+        const QString label = QStringLiteral("%1 (%2)").arg(frameCategoryName(category), QLocale().toString(qulonglong(count)));
         painter.fillRect(QRect(x, y + 2, box, box), frameCategoryColor(category));
         painter.setPen(count ? palette().color(QPalette::Text) : palette().color(QPalette::PlaceholderText));
         const int w = fm.horizontalAdvance(label);
