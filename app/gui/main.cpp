@@ -77,9 +77,11 @@ int main(int argc, char** argv)
     if (parser.isSet(profileBoot))
         new ui::BootProfiler(&window, parser.value(profileBoot), parser.value(profileIdle).toDouble(), &app);
     window.show();
-    // Open documents after the first paint, one per event-loop turn, so the
-    // window appears at once and stays responsive while they open.
-    for (const QString& path : parser.positionalArguments())
-        QTimer::singleShot(0, &window, [&window, path] { window.openPath(path); });
+    // Documents get their tabs after the first paint, and each is read when
+    // its tab is first shown: the window appears at once, and many files
+    // named here cost little until they are looked at.
+    const QStringList paths = parser.positionalArguments();
+    if (!paths.isEmpty())
+        QTimer::singleShot(0, &window, [&window, paths] { window.openPathsLazily(paths); });
     return app.exec();
 }

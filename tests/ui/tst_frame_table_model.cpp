@@ -8,8 +8,11 @@
 #include "ui/frames/FrameTableModel.h"
 
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QApplication>
 
+#include <algorithm>
+#include <functional>
 #include <random>
 
 using ui::FrameTableModel;
@@ -18,14 +21,21 @@ class TestFrameTableModel : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
 
-    static std::shared_ptr<std::vector<cs::FrameInfo>> scan(const QString& path)
+    static std::shared_ptr<const cs::PackedFrames> pack(const std::vector<cs::FrameInfo>& frames)
     {
-        cs::Job job("scan");
-        cs::FrameLayout layout = cs::scanFrames(path.toStdString(), {}, job);
-        return std::make_shared<std::vector<cs::FrameInfo>>(std::move(layout.frames));
+        auto packed = std::make_shared<cs::PackedFrames>();
+        for (const cs::FrameInfo& f : frames)
+            packed->append(f);
+        return packed;
     }
 
-    static std::shared_ptr<std::vector<cs::FrameInfo>> synthetic(size_t n)
+    static std::shared_ptr<const cs::PackedFrames> scan(const QString& path)
+    {
+        cs::Job job("scan");
+        return pack(cs::scanFrames(path.toStdString(), {}, job).frames);
+    }
+
+    static std::shared_ptr<const cs::PackedFrames> synthetic(size_t n)
     {
         auto frames = std::make_shared<std::vector<cs::FrameInfo>>(n);
         std::mt19937_64 rng(42);
@@ -49,7 +59,7 @@ class TestFrameTableModel : public QObject {
             }
             offset += f.compressedSize;
         }
-        return frames;
+        return pack(*frames);
     }
 
     static qulonglong raw(const FrameTableModel& m, int row, int column)
@@ -139,6 +149,56 @@ private Q_SLOTS:
         model.sort(FrameTableModel::Offset, Qt::DescendingOrder);
         model.setFrames(synthetic(1000));
         QCOMPARE(raw(model, 0, FrameTableModel::Index), 999ull);
+    }
+
+    // A table of more frames than a page shows them a page at a time, in the
+    // sort order; a frame's row is on its page only; a new sort order starts
+    // at its first page.
+    void pagesOfFrames()
+    {
+        FrameTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setFrames(synthetic(1050));
+        QCOMPARE(model.rowCount(), 1050);
+        QCOMPARE(model.pageCount(), size_t(1));
+        model.setPageRows(100);
+        QCOMPARE(model.pageCount(), size_t(11));
+        QCOMPARE(model.frameCount(), size_t(1050));
+        QCOMPARE(model.rowCount(), 100);
+        QCOMPARE(model.rowOfFrame(99), 99);
+        QCOMPARE(model.rowOfFrame(100), -1);
+        QSignalSpy paged(&model, &FrameTableModel::pageChanged);
+        model.setPage(3);
+        QCOMPARE(paged.size(), 1);
+        QCOMPARE(raw(model, 0, FrameTableModel::Index), 300ull);
+        QCOMPARE(model.rowOfFrame(305), 5);
+        QCOMPARE(model.rowOfFrame(5), -1);
+        QCOMPARE(model.positionOfFrame(5), size_t(5));
+        QCOMPARE(model.positionOfFrame(5000), size_t(1050));
+        model.setPage(99);   // clamped to the last page, of 50 rows
+        QCOMPARE(model.page(), size_t(10));
+        QCOMPARE(model.rowCount(), 50);
+        QCOMPARE(raw(model, 49, FrameTableModel::Index), 1049ull);
+
+        // Descending file order holds no permutation and still pages.
+        model.sort(FrameTableModel::Index, Qt::DescendingOrder);
+        QCOMPARE(model.page(), size_t(0));
+        QCOMPARE(model.rowCount(), 100);
+        QCOMPARE(raw(model, 0, FrameTableModel::Index), 1049ull);
+        QCOMPARE(model.positionOfFrame(1049), size_t(0));
+        QCOMPARE(model.positionOfFrame(0), size_t(1049));
+
+        model.sort(FrameTableModel::CompressedSize, Qt::DescendingOrder);
+        std::vector<qulonglong> sizes;
+        for (size_t page = 0; page < model.pageCount(); ++page) {
+            model.setPage(page);
+            for (int r = 0; r < model.rowCount(); ++r) {
+                sizes.push_back(raw(model, r, FrameTableModel::CompressedSize));
+                QCOMPARE(model.positionOfFrame(model.frameIndexAt(r)), page * 100 + size_t(r));
+            }
+        }
+        QCOMPARE(sizes.size(), size_t(1050));
+        QVERIFY(std::is_sorted(sizes.begin(), sizes.end(), std::greater<>()));
     }
 
     void csvExportHasEveryRow()

@@ -3,8 +3,11 @@
 // the verdict, click the band, and export band, histogram and table.
 #include "JobSpy.h"
 #include "FrameFixtures.h"
+#include "core/jobs/Job.h"
+#include "core/snapshot/Snapshot.h"
 #include "ui/frames/FrameBandWidget.h"
 #include "ui/frames/FrameHistogram.h"
+#include "ui/frames/FramePageBar.h"
 #include "ui/frames/FrameLayoutDocument.h"
 #include "ui/frames/FrameSummaryPanel.h"
 #include "ui/frames/FrameTableModel.h"
@@ -98,6 +101,18 @@ private Q_SLOTS:
         QTest::mouseClick(band, Qt::LeftButton, {}, QPoint(clickX, 20));
         QCOMPARE(band->selectedFrame(), 2);
         QCOMPARE(doc->table()->currentIndex().row(), doc->model()->rowOfFrame(2));
+
+        // A table of pages: a click on a frame of another page shows its page.
+        doc->model()->setPageRows(2);
+        QVERIFY(doc->pageBar()->isVisible());
+        QCOMPARE(doc->model()->page(), size_t(0));
+        QTest::mouseClick(band, Qt::LeftButton, {}, QPoint(clickX, 20));
+        QCOMPARE(doc->model()->page(), size_t(1));
+        QCOMPARE(doc->table()->currentIndex().row(), 0);
+        QCOMPARE(doc->model()->frameIndexAt(0), size_t(2));
+        QVERIFY2(doc->pageBar()->text().startsWith(QStringLiteral("Frames 3–")), qPrintable(doc->pageBar()->text()));
+        doc->model()->setPageRows(ui::FrameTableModel::kDefaultPageRows);
+        QVERIFY(!doc->pageBar()->isVisible());
 
         window.closeCurrentTab();
         QCOMPARE(window.documentCount(), 0);
@@ -263,6 +278,37 @@ private Q_SLOTS:
         QSignalSpy spy(doc, &FrameLayoutDocument::scanFinished);
         QVERIFY(spy.wait(60000));
         QCOMPARE(doc->model()->rowCount(), fixtures::zstdList(path).zstdFrames);
+    }
+
+    // A seek table whose checksum of entry 1 contradicts frame 1's: the
+    // verdict says the table does not match, naming that entry; the table as
+    // written does not get the sentence.
+    void seekTableContradictionInTheVerdict()
+    {
+        const QString src = dir_.filePath(QStringLiteral("table.bin"));
+        QVERIFY(testsupport::writeFile(src, testsupport::textBytes(3 * 65536, 6)));
+        const QString snap = dir_.filePath(QStringLiteral("table.snap"));
+        cs::Job job("write");
+        cs::SnapshotWriteOptions options;
+        options.chunk = 65536;
+        options.seekTable = true;
+        cs::writeSnapshot(src.toStdString(), snap.toStdString(), options, job);
+        QByteArray b = testsupport::readFile(snap);
+        const QString bad = dir_.filePath(QStringLiteral("table-bad.snap"));
+        const qsizetype checksum1 = b.size() - 9 - 3 * 12 + 12 + 8;
+        b[checksum1] = char(b[checksum1] ^ 0x40);
+        QVERIFY(testsupport::writeFile(bad, b));
+
+        ui::MainWindow window;
+        FrameLayoutDocument* good = openAndScan(window, snap);
+        QVERIFY(good && good->frameLayout());
+        QVERIFY2(!good->summary()->verdictText().contains(QStringLiteral("seek table")),
+                 qPrintable(good->summary()->verdictText()));
+        FrameLayoutDocument* doc = openAndScan(window, bad);
+        QVERIFY(doc && doc->frameLayout());
+        const QString verdict = doc->summary()->verdictText();
+        QVERIFY2(verdict.contains(QStringLiteral("The seek table does not match the frames: seek table entry 1 gives checksum 0x")),
+                 qPrintable(verdict));
     }
 
     void addDocumentMakesATab()

@@ -8,6 +8,7 @@
 #include "ui/actions/EntryTreeModel.h"
 #include "ui/actions/EntryTreemap.h"
 #include "ui/frames/FrameBandWidget.h"
+#include "ui/frames/FramePageBar.h"
 #include "ui/frames/FrameSummaryPanel.h"
 #include "ui/frames/FrameTableModel.h"
 #include "ui/jobs/JobProgressWidget.h"
@@ -28,13 +29,12 @@
 
 namespace ui {
 
-using FramesPtr = std::shared_ptr<const std::vector<cs::FrameInfo>>;
-
 // What the frames job hands back: plain C++ (ui/jobs/Background.h).
 struct ActionsEntryPane::FramesResult {
     std::string entryId;
-    std::shared_ptr<const cs::FrameLayout> layout;   // frames moved out to `frames`
-    FramesPtr frames;
+    std::shared_ptr<const cs::FrameLayout> layout;   // summary and seek table; no frames
+    std::shared_ptr<const cs::PackedFrames> frames;   // 32 B a frame (issue 22)
+    std::shared_ptr<const FrameDigest> digest;
 };
 
 namespace {
@@ -116,6 +116,7 @@ ActionsEntryPane::ActionsEntryPane(cs::actions::DataDirPaths paths, QWidget* par
     fl->addWidget(band_);
     frameTable_->setModel(frameModel_);
     setUpRowTable(frameTable_);
+    fl->addWidget(new FramePageBar(frameModel_, compression));   // a blob of many frames: a page at a time
     fl->addWidget(frameTable_, 1);
     tabs_->addTab(compression, tr("Compression"));
 
@@ -164,7 +165,7 @@ ActionsEntryPane::ActionsEntryPane(cs::actions::DataDirPaths paths, QWidget* par
         }
         framesShown_ = loading;
         frameModel_->clear();
-        band_->setFrames(std::make_shared<std::vector<cs::FrameInfo>>(), 0);
+        band_->setFrames(std::make_shared<cs::PackedFrames>(), std::make_shared<FrameDigest>());
         frameSummary_->showError(outcome.message);
         framesHeader_->setText(tr("Cannot read the frame layout: %1").arg(outcome.message.toHtmlEscaped()));
         Q_EMIT framesLoaded(false);
@@ -190,7 +191,7 @@ void ActionsEntryPane::setEntry(const std::optional<cs::actions::ActionsEntry>& 
     treeModel_->clear();
     treemap_->setTree(nullptr);
     frameModel_->clear();
-    band_->setFrames(std::make_shared<std::vector<cs::FrameInfo>>(), 0);
+    band_->setFrames(std::make_shared<cs::PackedFrames>(), std::make_shared<FrameDigest>());
     frameSummary_->clear();
     const QString none = tr("Select an entry to see what it holds.");
     contentsHeader_->setText(entry_ ? tr("<b>%1</b>").arg(entryTitle(*entry_)) : none);
@@ -242,10 +243,17 @@ void ActionsEntryPane::loadFrames()
         auto cache = openActionsForReading(paths);
         cs::entries::EntryBlob blob(cache->storage(), entry);
         cs::entries::BlobFrameSource source(blob);
-        auto layout = std::make_shared<cs::FrameLayout>(cs::scanFrames(source, blob.name(), {}, job));
+        auto frames = std::make_shared<cs::PackedFrames>();
+        const cs::FrameScanTotals totals = cs::scanFramesStreaming(
+            source, blob.name(), {}, job, [&](const cs::FrameInfo& f) { frames->append(f); });
+        auto layout = std::make_shared<cs::FrameLayout>();
+        layout->path = blob.name();
+        layout->seekTable = totals.seekTable;
+        layout->summary = totals.summary;
         auto r = std::make_shared<FramesResult>();
         r->entryId = entry.id;
-        r->frames = std::make_shared<const std::vector<cs::FrameInfo>>(std::move(layout->frames));
+        r->digest = std::make_shared<const FrameDigest>(digestFrames(*frames, totals.summary.fileSize));
+        r->frames = std::move(frames);
         r->layout = std::move(layout);
         return r;
     }, [this](std::shared_ptr<const FramesResult> r) { showFrames(*r); });
@@ -284,7 +292,7 @@ void ActionsEntryPane::showFrames(const FramesResult& r)
         return;
     framesShown_ = r.entryId;
     frameSummary_->setLayoutSummary(*r.layout);
-    band_->setFrames(r.frames, r.layout->summary.fileSize);
+    band_->setFrames(r.frames, r.digest);
     frameModel_->setFrames(r.frames);
     framesHeader_->setText(tr("<b>%1</b> · the frames of its blob as stored").arg(entryTitle(*entry_)));
     Q_EMIT framesLoaded(true);

@@ -3,11 +3,13 @@
 #include "ui/frames/FrameCategory.h"
 
 #include <QHelpEvent>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace ui {
@@ -42,17 +44,13 @@ QSize FrameBandWidget::minimumSizeHint() const
     return {200, sizeHint().height()};
 }
 
-void FrameBandWidget::setFrames(std::shared_ptr<const std::vector<cs::FrameInfo>> frames, uint64_t fileSize)
+void FrameBandWidget::setFrames(std::shared_ptr<const cs::PackedFrames> frames, std::shared_ptr<const FrameDigest> digest)
 {
     frames_ = std::move(frames);
-    fileSize_ = fileSize;
-    counts_.fill(0);
-    if (frames_) {
-        for (const cs::FrameInfo& f : *frames_)
-            ++counts_[size_t(frameCategory(f))];
-        if (!frames_->empty())
-            fileSize_ = std::max(fileSize_, frames_->back().offset + frames_->back().compressedSize);
-    }
+    digest_ = std::move(digest);
+    fileSize_ = digest_ ? digest_->fileSize : 0;
+    if (frames_)
+        fileSize_ = std::max(fileSize_, frames_->end());
     selected_ = -1;
     bandCache_ = QPixmap();
     update();
@@ -78,10 +76,10 @@ FrameBandWidget::Geometry FrameBandWidget::geometryFor(const QSize& size) const
 
 QRect FrameBandWidget::frameRect(const QRect& band, size_t i) const
 {
-    const cs::FrameInfo& f = (*frames_)[i];
+    const uint64_t offset = frames_->offsetAt(i);
     const double scale = fileSize_ ? double(band.width()) / double(fileSize_) : 0;
-    const int x0 = band.left() + int(std::floor(double(f.offset) * scale));
-    const int x1 = band.left() + int(std::ceil(double(f.offset + f.compressedSize) * scale));
+    const int x0 = band.left() + int(std::floor(double(offset) * scale));
+    const int x1 = band.left() + int(std::ceil(double(offset + frames_->compressedSizeAt(i)) * scale));
     return QRect(x0, band.top(), std::max(1, x1 - x0), band.height());
 }
 
@@ -92,26 +90,22 @@ int FrameBandWidget::frameAtX(int x) const
     const QRect band = geometryFor(size()).band;
     if (x < band.left() || x > band.right())
         return -1;
-    const auto& frames = *frames_;
+    const cs::PackedFrames& frames = *frames_;
     const double bytesPerPixel = double(fileSize_) / double(band.width());
     const double pixelStart = (x - band.left()) * bytesPerPixel;
     const double pixelEnd = pixelStart + bytesPerPixel;
     const uint64_t centre = uint64_t(pixelStart + bytesPerPixel / 2);
-    auto after = [&](double off) {
-        return std::upper_bound(frames.begin(), frames.end(), off,
-                                [](double o, const cs::FrameInfo& f) { return o < double(f.offset); });
-    };
-    auto holding = after(double(centre));
-    int best = int(holding == frames.begin() ? 0 : (holding - frames.begin()) - 1);
+    const size_t best = frames.frameHolding(centre);
     // Small non-zstd frames are painted over their pixels (see paintBand), so they win them.
-    // They may be drawn two pixels wide, so look one pixel back too.
-    auto first = after(pixelStart - bytesPerPixel);
-    if (first != frames.begin())
-        --first;
-    for (auto it = first; it != frames.end() && double(it->offset) < pixelEnd; ++it)
-        if (it->kind != cs::FrameKind::Zstd && double(it->compressedSize) / bytesPerPixel < kMinDistinctWidth)
-            return int(it - frames.begin());
-    return best;
+    // They may be drawn two pixels wide, so look one pixel back too. A pixel of
+    // thousands of frames is searched only so far: its colour says what it holds.
+    constexpr size_t kMaxLook = 4096;
+    const double from = std::max(0.0, pixelStart - bytesPerPixel);
+    size_t i = frames.frameHolding(uint64_t(from));
+    for (size_t looked = 0; i < frames.size() && double(frames.offsetAt(i)) < pixelEnd && looked < kMaxLook; ++i, ++looked)
+        if (frames.kindAt(i) != cs::FrameKind::Zstd && double(frames.compressedSizeAt(i)) / bytesPerPixel < kMinDistinctWidth)
+            return int(i);
+    return int(best);
 }
 
 void FrameBandWidget::paintBand(QPainter& painter, const QRect& band) const
@@ -122,9 +116,19 @@ void FrameBandWidget::paintBand(QPainter& painter, const QRect& band) const
         painter.drawText(band, Qt::AlignCenter, frames_ ? tr("No frames") : tr("Scanning…"));
         return;
     }
-    const auto& frames = *frames_;
-    // Consecutive frames of one colour that share pixels merge into one run,
-    // so a band of 100,000 small frames costs about one rectangle per pixel.
+    if (digest_ && !digest_->bins.empty())
+        paintBins(painter, band);
+    else
+        paintFrames(painter, band);
+    painter.setPen(palette().color(QPalette::Mid));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(band.adjusted(-1, -1, 0, 0));  // outside the band: edge frames keep their pixels
+}
+
+void FrameBandWidget::paintFrames(QPainter& painter, const QRect& band) const
+{
+    const cs::PackedFrames& frames = *frames_;
+    // Consecutive frames of one colour that share pixels merge into one run.
     QRect run;
     QColor runColor;
     auto flush = [&] {
@@ -132,10 +136,12 @@ void FrameBandWidget::paintBand(QPainter& painter, const QRect& band) const
             painter.fillRect(run, runColor);
         run = QRect();
     };
+    size_t special = 0;
     for (size_t i = 0; i < frames.size(); ++i) {
         const QRect r = frameRect(band, i);
         const bool distinct = r.width() >= kMinDistinctWidth;
-        const QColor color = shadeFor(frameCategory(frames[i]), distinct && (i % 2 == 1));
+        const QColor color = shadeFor(frameCategoryAt(frames, i), distinct && (i % 2 == 1));
+        special += frames.kindAt(i) != cs::FrameKind::Zstd;
         if (run.isValid() && color == runColor && r.left() <= run.right() + 1) {
             run.setRight(std::max(run.right(), r.right()));
         } else {
@@ -147,22 +153,44 @@ void FrameBandWidget::paintBand(QPainter& painter, const QRect& band) const
     flush();
     // Small frames other than zstd data (size frames, seek tables) on top:
     // two pixels while they are few, one when they are dense.
-    const int special = int(frames.size()) - int(counts_[size_t(FrameCategory::ZstdSized)] + counts_[size_t(FrameCategory::ZstdUnsized)]);
-    const int minWidth = special * 8 < band.width() ? 2 : 1;
+    const int minWidth = special * 8 < size_t(band.width()) ? 2 : 1;
     for (size_t i = 0; i < frames.size(); ++i)
-        if (frames[i].kind != cs::FrameKind::Zstd) {
+        if (frames.kindAt(i) != cs::FrameKind::Zstd) {
             QRect r = frameRect(band, i);
             if (r.width() < kMinDistinctWidth) {
                 if (r.width() < minWidth)
                     r.setWidth(minWidth);
                 if (r.right() > band.right())
                     r.moveRight(band.right());
-                painter.fillRect(r, frameCategoryColor(frameCategory(frames[i])));
+                painter.fillRect(r, frameCategoryColor(frameCategoryAt(frames, i)));
             }
         }
-    painter.setPen(palette().color(QPalette::Mid));
-    painter.setBrush(Qt::NoBrush);
-    painter.drawRect(band.adjusted(-1, -1, 0, 0));  // outside the band: edge frames keep their pixels
+}
+
+void FrameBandWidget::paintBins(QPainter& painter, const QRect& band) const
+{
+    const auto& bins = digest_->bins;
+    const int width = band.width();
+    constexpr std::array special{FrameCategory::Skippable, FrameCategory::SeekTable, FrameCategory::PzstdSize};
+    for (int x = 0; x < width; ++x) {
+        const size_t first = size_t(double(x) * double(bins.size()) / width);
+        const size_t last = std::max(first + 1, size_t(double(x + 1) * double(bins.size()) / width));
+        std::array<uint64_t, kFrameCategoryCount> bytes{};
+        std::array<uint64_t, kFrameCategoryCount> frames{};
+        for (size_t b = first; b < std::min(last, bins.size()); ++b)
+            for (int c = 0; c < kFrameCategoryCount; ++c) {
+                bytes[size_t(c)] += bins[b].bytes[size_t(c)];
+                frames[size_t(c)] += bins[b].frames[size_t(c)];
+            }
+        auto c = FrameCategory(std::max_element(bytes.begin(), bytes.end()) - bytes.begin());
+        // A small frame other than zstd data wins its pixel, as when drawn one by one.
+        for (FrameCategory s : special)
+            if (frames[size_t(s)]) {
+                c = s;
+                break;
+            }
+        painter.fillRect(QRect(band.left() + x, band.top(), 1, band.height()), frameCategoryColor(c));
+    }
 }
 
 void FrameBandWidget::paintAxis(QPainter& painter, const QRect& axis) const
@@ -189,9 +217,10 @@ void FrameBandWidget::paintLegend(QPainter& painter, const QRect& legend) const
     const int y = legend.top() + (legend.height() - fm.height()) / 2;
     for (int c = 0; c < kFrameCategoryCount; ++c) {
         const auto category = FrameCategory(c);
-        const QString label = QStringLiteral("%1 (%2)").arg(frameCategoryName(category)).arg(counts_[size_t(c)]);
+        const uint64_t count = digest_ ? digest_->counts[size_t(c)] : 0;
+        const QString label = QStringLiteral("%1 (%2)").arg(frameCategoryName(category), QLocale().toString(qulonglong(count)));
         painter.fillRect(QRect(x, y + 2, box, box), frameCategoryColor(category));
-        painter.setPen(counts_[size_t(c)] ? palette().color(QPalette::Text) : palette().color(QPalette::PlaceholderText));
+        painter.setPen(count ? palette().color(QPalette::Text) : palette().color(QPalette::PlaceholderText));
         const int w = fm.horizontalAdvance(label);
         painter.drawText(QRect(x + box + 4, y, w + 2, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, label);
         x += box + 4 + w + 18;
@@ -259,7 +288,7 @@ bool FrameBandWidget::event(QEvent* event)
         auto* help = static_cast<QHelpEvent*>(event);
         const int i = geometryFor(size()).band.contains(help->pos()) ? frameAtX(help->pos().x()) : -1;
         if (i >= 0)
-            QToolTip::showText(help->globalPos(), frameDetails((*frames_)[size_t(i)]), this);
+            QToolTip::showText(help->globalPos(), frameDetails(frames_->at(size_t(i))), this);
         else
             QToolTip::hideText();
         return true;

@@ -3,8 +3,13 @@
 // count of each category. A frame narrower than a pixel still gets one pixel;
 // wide neighbours alternate two shades so their boundaries show. Hover shows
 // the frame's details; a click emits frameClicked(position in the vector).
+// A file of many frames (FrameDigest::kMaxFramesDrawnOneByOne) is drawn from
+// the digest's bins instead, one colour per pixel (the category with the most
+// bytes there, or a small frame other than zstd data when the pixel has one):
+// painting costs the width, not the frame count.
 #pragma once
-#include "core/frames/FrameLayout.h"
+#include "core/frames/PackedFrames.h"
+#include "ui/frames/FrameDigest.h"
 
 #include <QPixmap>
 #include <QWidget>
@@ -20,7 +25,7 @@ class FrameBandWidget : public QWidget {
 public:
     explicit FrameBandWidget(QWidget* parent = nullptr);
 
-    void setFrames(std::shared_ptr<const std::vector<cs::FrameInfo>> frames, uint64_t fileSize);
+    void setFrames(std::shared_ptr<const cs::PackedFrames> frames, std::shared_ptr<const FrameDigest> digest);
     void setSelectedFrame(int frameIndex);   // position in the vector, -1 for none
     int selectedFrame() const { return selected_; }
 
@@ -50,13 +55,15 @@ private:
     };
     Geometry geometryFor(const QSize& size) const;
     void paintBand(QPainter& painter, const QRect& band) const;
+    void paintFrames(QPainter& painter, const QRect& band) const;
+    void paintBins(QPainter& painter, const QRect& band) const;
     void paintAxis(QPainter& painter, const QRect& axis) const;
     void paintLegend(QPainter& painter, const QRect& legend) const;
     QRect frameRect(const QRect& band, size_t frameIndex) const;
 
-    std::shared_ptr<const std::vector<cs::FrameInfo>> frames_;
+    std::shared_ptr<const cs::PackedFrames> frames_;
+    std::shared_ptr<const FrameDigest> digest_;
     uint64_t fileSize_ = 0;
-    std::array<uint64_t, 5> counts_{};
     int selected_ = -1;
     mutable QPixmap bandCache_;   // the band at the widget's size; rebuilt on resize, data or palette change
 };

@@ -9,13 +9,6 @@
 
 namespace ui {
 
-namespace {
-int bucketOf(uint64_t size)
-{
-    return size ? int(std::bit_width(size)) - 1 : 0;
-}
-} // namespace
-
 FrameHistogram::FrameHistogram(QWidget* parent) : QCustomPlot(parent)
 {
     setMinimumHeight(180);
@@ -39,29 +32,29 @@ FrameHistogram::FrameHistogram(QWidget* parent) : QCustomPlot(parent)
     counts->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // frame counts are whole numbers
     yAxis->setTicker(counts);
     PlotTheme::attach(this);
-    setFrames({});
+    setSizes({});
 }
 
-void FrameHistogram::setFrames(const std::vector<cs::FrameInfo>& frames)
+void FrameHistogram::setSizes(const std::array<FrameDigest::Buckets, kFrameCategoryCount>& sizes)
 {
     clearPlottables();
     std::array<std::vector<double>, kFrameCategoryCount> counts;
     firstBucket_ = 64;
     lastBucket_ = -1;
-    for (const cs::FrameInfo& f : frames) {
-        const int b = bucketOf(f.compressedSize);
-        firstBucket_ = std::min(firstBucket_, b);
-        lastBucket_ = std::max(lastBucket_, b);
-    }
-    if (frames.empty()) {
+    for (const auto& buckets : sizes)
+        for (int b = 0; b < 64; ++b)
+            if (buckets[size_t(b)]) {
+                firstBucket_ = std::min(firstBucket_, b);
+                lastBucket_ = std::max(lastBucket_, b);
+            }
+    if (lastBucket_ < 0)
         firstBucket_ = 0;
-        lastBucket_ = -1;
-    }
     const int n = std::max(0, lastBucket_ - firstBucket_ + 1);
-    for (auto& c : counts)
-        c.assign(size_t(n), 0.0);
-    for (const cs::FrameInfo& f : frames)
-        counts[size_t(frameCategory(f))][size_t(bucketOf(f.compressedSize) - firstBucket_)] += 1;
+    for (size_t c = 0; c < counts.size(); ++c) {
+        counts[c].assign(size_t(n), 0.0);
+        for (int i = 0; i < n; ++i)
+            counts[c][size_t(i)] = double(sizes[c][size_t(firstBucket_ + i)]);
+    }
 
     QVector<double> keys(n);
     for (int i = 0; i < n; ++i)

@@ -2,7 +2,7 @@
 // sizes in [2^b, 2^(b+1))), one stacked QCPBars per frame category so the
 // colours match the band. Themed by PlotTheme.
 #pragma once
-#include "core/frames/FrameLayout.h"
+#include "ui/frames/FrameDigest.h"
 
 #include <qcustomplot.h>
 
@@ -15,7 +15,8 @@ class FrameHistogram : public QCustomPlot {
 public:
     explicit FrameHistogram(QWidget* parent = nullptr);
 
-    void setFrames(const std::vector<cs::FrameInfo>& frames);
+    // The counts come from digestFrames() (computed off the GUI thread).
+    void setSizes(const std::array<FrameDigest::Buckets, kFrameCategoryCount>& sizes);
     // Buckets shown, and the power of two of the first.
     int bucketCount() const { return lastBucket_ - firstBucket_ + 1; }
     int firstBucket() const { return firstBucket_; }

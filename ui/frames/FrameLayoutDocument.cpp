@@ -3,8 +3,10 @@
 #include "ui/charts/ChartExport.h"
 #include "ui/frames/FrameBandWidget.h"
 #include "ui/frames/FrameHistogram.h"
+#include "ui/frames/FramePageBar.h"
 #include "ui/frames/FrameSummaryPanel.h"
 #include "ui/frames/FrameTableModel.h"
+#include "ui/frames/ScanQueue.h"
 #include "ui/jobs/JobProgressWidget.h"
 #include "ui/jobs/JobRunner.h"
 
@@ -20,9 +22,17 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <limits>
+
 namespace ui {
 
-using LayoutPtr = std::shared_ptr<cs::FrameLayout>;
+// What the worker hands back: the summary, the packed frames and their digest.
+struct ScannedFile {
+    cs::FrameLayout layout;
+    std::shared_ptr<const cs::PackedFrames> frames;
+    std::shared_ptr<const FrameDigest> digest;
+};
+using ScannedPtr = std::shared_ptr<ScannedFile>;
 
 FrameLayoutDocument::FrameLayoutDocument(const QString& path, QWidget* parent)
     : QWidget(parent),
@@ -33,6 +43,7 @@ FrameLayoutDocument::FrameLayoutDocument(const QString& path, QWidget* parent)
       band_(new FrameBandWidget(this)),
       model_(new FrameTableModel(this)),
       table_(new QTableView(this)),
+      pageBar_(new FramePageBar(model_, this)),
       histogram_(new FrameHistogram(this)),
       blocksButton_(new QToolButton(this))
 {
@@ -67,8 +78,15 @@ FrameLayoutDocument::FrameLayoutDocument(const QString& path, QWidget* parent)
     table_->horizontalHeader()->setResizeContentsPrecision(64);
     table_->horizontalHeader()->setStretchLastSection(true);
 
+    // The table and, above it, the line that pages a table of many frames.
+    auto* tablePane = new QWidget(this);
+    auto* tableLayout = new QVBoxLayout(tablePane);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->addWidget(pageBar_);
+    tableLayout->addWidget(table_, 1);
+
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(table_);
+    splitter->addWidget(tablePane);
     splitter->addWidget(histogram_);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
@@ -90,38 +108,53 @@ void FrameLayoutDocument::rescan(bool withBlocks)
 {
     summary_->clear();
     blocksButton_->setEnabled(false);
+    // Waits for a slot while other documents are reading (ScanQueue.h).
+    scanAsked_ = true;
+    ScanQueue::instance().request(this, [this, withBlocks] { startScan(withBlocks); });
+}
+
+void FrameLayoutDocument::startScan(bool withBlocks)
+{
     const std::string file = path_.toStdString();
     runner_->start(tr("Scanning %1").arg(QFileInfo(path_).fileName()), [file, withBlocks](cs::Job& job) {
         cs::FrameScanOptions options;
         options.blocks = withBlocks;
-        auto layout = std::make_shared<cs::FrameLayout>(cs::scanFrames(file, options, job));
-        if (withBlocks)
-            for (cs::FrameInfo& f : layout->frames)
-                std::vector<cs::BlockInfo>().swap(f.blockList);  // counts are kept in f.blocks; the list is not shown
-        return layout;
-    }, [this](LayoutPtr scanned) { showScanned(std::move(scanned)); });
+        auto scanned = std::make_shared<ScannedFile>();
+        auto frames = std::make_shared<cs::PackedFrames>();
+        // Blocks are counted in f.blocks; their list is not shown, and the
+        // streaming scan keeps no frame, so the frames held are the packed ones.
+        const cs::FrameScanTotals totals =
+            cs::scanFramesStreaming(file, options, job, [&](const cs::FrameInfo& f) { frames->append(f); });
+        scanned->layout.path = file;
+        scanned->layout.seekTable = totals.seekTable;
+        scanned->layout.summary = totals.summary;
+        scanned->digest = std::make_shared<FrameDigest>(digestFrames(*frames, totals.summary.fileSize));
+        scanned->frames = std::move(frames);
+        return scanned;
+    }, [this](ScannedPtr scanned) { showScanned(std::move(scanned)); });
 }
 
 bool FrameLayoutDocument::isScanning() const
 {
-    return runner_->isRunning();
+    return scanAsked_ || runner_->isRunning();
 }
 
-void FrameLayoutDocument::showScanned(LayoutPtr scanned)
+void FrameLayoutDocument::showScanned(ScannedPtr scanned)
 {
-    auto frames = std::make_shared<std::vector<cs::FrameInfo>>(std::move(scanned->frames));
-    scanned->frames.clear();
-    layout_ = std::make_unique<cs::FrameLayout>(std::move(*scanned));
-    frames_ = frames;
+    layout_ = std::make_unique<cs::FrameLayout>(std::move(scanned->layout));
+    frames_ = std::move(scanned->frames);
+    digest_ = std::move(scanned->digest);
     summary_->setLayoutSummary(*layout_);
-    band_->setFrames(frames_, layout_->summary.fileSize);
+    band_->setFrames(frames_, digest_);
     model_->setFrames(frames_);
-    histogram_->setFrames(*frames_);
+    histogram_->setSizes(digest_->sizes);
     table_->resizeColumnsToContents();
 }
 
 void FrameLayoutDocument::onScanFinished(const JobOutcome& outcome)
 {
+    scanAsked_ = false;
+    ScanQueue::instance().release(this);
     blocksButton_->setEnabled(true);
     if (outcome.ok()) {
         Q_EMIT scanFinished(outcome);
@@ -129,21 +162,37 @@ void FrameLayoutDocument::onScanFinished(const JobOutcome& outcome)
     }
     summary_->showError(outcome.cancelled() ? tr("Scan cancelled.") : outcome.message);
     if (!layout_) {
-        band_->setFrames(std::make_shared<std::vector<cs::FrameInfo>>(), 0);
+        band_->setFrames(std::make_shared<cs::PackedFrames>(), std::make_shared<FrameDigest>());
         model_->clear();
-        histogram_->setFrames({});
+        histogram_->setSizes({});
     }
     Q_EMIT scanFinished({outcome.kind, summary_->verdictText()});
 }
 
 void FrameLayoutDocument::selectFrame(int frameIndex)
 {
+    // A frame on another page of the table: that page is shown first.
+    const size_t position = model_->positionOfFrame(size_t(frameIndex));
+    if (position >= model_->frameCount())
+        return;
+    model_->setPage(position / model_->pageRows());
     const int row = model_->rowOfFrame(size_t(frameIndex));
     if (row < 0)
         return;
     const QModelIndex index = model_->index(row, 0);
     table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     table_->scrollTo(index, QAbstractItemView::PositionAtCenter);
+}
+
+std::unique_ptr<FrameTableModel> FrameLayoutDocument::wholeTable() const
+{
+    // Every frame in the view's order, one page that no view shows (so it
+    // holds nothing per row but the order's permutation, if any).
+    auto all = std::make_unique<FrameTableModel>();
+    all->setPageRows(size_t(std::numeric_limits<int>::max()));
+    all->sort(model_->sortColumn(), model_->sortOrder());
+    all->setFrames(frames_);
+    return all;
 }
 
 QString FrameLayoutDocument::exportBaseName() const
@@ -165,7 +214,7 @@ bool FrameLayoutDocument::exportHistogram(const QString& path, QString* error) c
 
 bool FrameLayoutDocument::exportTable(const QString& path, QString* error) const
 {
-    return exportCsv(model_, path, error);
+    return exportCsv(wholeTable().get(), path, error);
 }
 
 void FrameLayoutDocument::createExportActions()
@@ -182,7 +231,7 @@ void FrameLayoutDocument::createExportActions()
     });
     auto* table = new QAction(tr("Frame table as CSV…"), this);
     connect(table, &QAction::triggered, this, [this] {
-        askAndExportCsv(this, model_, exportBaseName() + QStringLiteral("-frames.csv"));
+        askAndExportCsv(this, wholeTable().get(), exportBaseName() + QStringLiteral("-frames.csv"));
     });
     exportActions_ = {band, histogram, table};
 }

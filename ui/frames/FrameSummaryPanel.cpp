@@ -5,6 +5,7 @@
 
 #include <QGridLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QVBoxLayout>
 
 namespace ui {
@@ -83,22 +84,35 @@ void FrameSummaryPanel::setLayoutSummary(const cs::FrameLayout& layout)
     } else {
         verdict_->setText(tr("Splittable: no — %1").arg(reason));
     }
+    // A seek table that contradicts the frames misleads any seekable reader:
+    // the verdict says so, naming the first entry that differs.
+    const bool tableContradicts = layout.seekTable && !layout.seekTable->consistent;
+    if (tableContradicts)
+        verdict_->setText(verdict_->text() + QLatin1Char(' ')
+                          + tr("The seek table does not match the frames: %1.")
+                                .arg(QString::fromStdString(layout.seekTable->problem)));
     QPalette p = palette();
     p.setColor(QPalette::Window, s.parallel.splittable ? QColor(0x59a14f).lighter(165) : QColor(0xf28e2b).lighter(160));
     p.setColor(QPalette::WindowText, Qt::black);
     verdict_->setPalette(p);
 
-    frames_->setText(tr("%1 zstd, %2 skippable").arg(s.zstdFrames).arg(s.skippableFrames));
-    sized_->setText(tr("%1 / %2").arg(s.sizedFrames).arg(s.unsizedFrames));
+    // Counts in the locale's grouping: "10,000,000 skippable", not "10000000".
+    const QLocale locale;
+    const auto n = [&locale](uint64_t v) { return locale.toString(qulonglong(v)); };
+    frames_->setText(tr("%1 zstd, %2 skippable").arg(n(s.zstdFrames), n(s.skippableFrames)));
+    sized_->setText(tr("%1 / %2").arg(n(s.sizedFrames), n(s.unsizedFrames)));
     compressed_->setText(tr("%1 (%2 B)").arg(sizeText(s.compressedSize)).arg(s.compressedSize));
     content_->setText(s.contentSize ? tr("%1 (%2 B)").arg(sizeText(*s.contentSize)).arg(*s.contentSize)
                                     : tr("unknown (a frame does not declare its size)"));
     ratio_->setText(s.ratio > 0 ? QString::number(s.ratio, 'f', 2) : tr("unknown"));
     largest_->setText(s.zstdFrames + s.skippableFrames
-                          ? tr("#%1, %2").arg(s.largestFrameIndex).arg(sizeText(s.largestFrameSize))
+                          ? tr("#%1, %2").arg(n(s.largestFrameIndex), sizeText(s.largestFrameSize))
                           : QStringLiteral("–"));
     if (layout.seekTable)
-        seekTable_->setText(tr("%1%2").arg(counted(layout.seekTable->frames, "entry", "entries")).arg(layout.seekTable->checksums ? tr(", with checksums") : QString()));
+        seekTable_->setText(tr("%1%2%3")
+                                .arg(counted(layout.seekTable->frames, "entry", "entries"))
+                                .arg(layout.seekTable->checksums ? tr(", with checksums") : QString())
+                                .arg(tableContradicts ? tr(", does not match the frames") : QString()));
     else
         seekTable_->setText(tr("none"));
     checksums_->setText(s.zstdFrames == 0 ? QStringLiteral("–") : (s.allChecksummed ? tr("every frame") : tr("not on every frame")));

@@ -6,6 +6,7 @@
 #include <QLocale>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace ui {
@@ -43,17 +44,20 @@ bool isZstd(const cs::FrameInfo& f)
 
 FrameTableModel::FrameTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void FrameTableModel::setFrames(std::shared_ptr<const std::vector<cs::FrameInfo>> frames)
+void FrameTableModel::setFrames(std::shared_ptr<const cs::PackedFrames> frames)
 {
     beginResetModel();
     frames_ = std::move(frames);
-    const size_t n = frames_ ? frames_->size() : 0;
-    order_.resize(n);
-    std::iota(order_.begin(), order_.end(), 0u);
-    rowOf_ = order_;
-    if (n && !(sortColumn_ == Index && sortOrder_ == Qt::AscendingOrder))
+    // Positions are 32-bit in the permutation: a file of more frames shows the first 2^32 - 1.
+    total_ = std::min<size_t>(frames_ ? frames_->size() : 0, std::numeric_limits<uint32_t>::max());
+    page_ = 0;
+    order_.clear();
+    reversed_ = false;
+    if (total_)
         applySort();
+    rows_ = rowsOnPage(page_);
     endResetModel();
+    Q_EMIT pageChanged();
 }
 
 void FrameTableModel::clear()
@@ -61,14 +65,56 @@ void FrameTableModel::clear()
     setFrames(nullptr);
 }
 
+void FrameTableModel::setPageRows(size_t rows)
+{
+    beginResetModel();
+    pageRows_ = std::clamp<size_t>(rows, 1, size_t(std::numeric_limits<int>::max()));
+    page_ = 0;
+    rows_ = rowsOnPage(page_);
+    endResetModel();
+    Q_EMIT pageChanged();
+}
+
+void FrameTableModel::setPage(size_t page)
+{
+    page = std::min(page, pageCount() - 1);
+    if (page == page_)
+        return;
+    beginResetModel();
+    page_ = page;
+    rows_ = rowsOnPage(page_);
+    endResetModel();
+    Q_EMIT pageChanged();
+}
+
+int FrameTableModel::rowsOnPage(size_t page) const
+{
+    const size_t first = page * pageRows_;
+    return first >= total_ ? 0 : int(std::min(pageRows_, total_ - first));
+}
+
+size_t FrameTableModel::positionOfFrame(size_t frameIndex) const
+{
+    if (frameIndex >= total_)
+        return total_;
+    if (order_.empty())
+        return reversed_ ? total_ - 1 - frameIndex : frameIndex;
+    // Only on a click in the band: a scan of the permutation, not a second one.
+    const auto it = std::find(order_.begin(), order_.end(), uint32_t(frameIndex));
+    return it == order_.end() ? total_ : size_t(it - order_.begin());
+}
+
 int FrameTableModel::rowOfFrame(size_t frameIndex) const
 {
-    return frameIndex < rowOf_.size() ? int(rowOf_[frameIndex]) : -1;
+    const size_t position = positionOfFrame(frameIndex);
+    if (position >= total_ || position / pageRows_ != page_)
+        return -1;
+    return int(position % pageRows_);
 }
 
 int FrameTableModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : int(order_.size());
+    return parent.isValid() ? 0 : rows_;
 }
 
 int FrameTableModel::columnCount(const QModelIndex& parent) const
@@ -103,9 +149,9 @@ QVariant FrameTableModel::headerData(int section, Qt::Orientation orientation, i
 
 QVariant FrameTableModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.row() >= int(order_.size()) || index.column() >= ColumnCount)
+    if (!index.isValid() || index.row() >= rows_ || index.column() >= ColumnCount)
         return {};
-    const cs::FrameInfo& f = frameAt(index.row());
+    const cs::FrameInfo f = frameAt(index.row());
     switch (role) {
     case Qt::DisplayRole: return display(f, index.column());
     case RawValueRole: return raw(f, index.column());
@@ -181,37 +227,54 @@ void FrameTableModel::sort(int column, Qt::SortOrder order)
         return;
     sortColumn_ = column;
     sortOrder_ = order;
-    if (order_.empty())
+    if (total_ == 0)
         return;
+    if (page_ != 0) {
+        // A new order starts at its first page (whose row count may differ).
+        beginResetModel();
+        applySort();
+        page_ = 0;
+        rows_ = rowsOnPage(page_);
+        endResetModel();
+        Q_EMIT pageChanged();
+        return;
+    }
     Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
-    std::vector<uint32_t> frameOf;
+    std::vector<size_t> frameOf;
     frameOf.reserve(size_t(before.size()));
     for (const QModelIndex& i : before)
-        frameOf.push_back(order_[size_t(i.row())]);
+        frameOf.push_back(frameIndexAt(i.row()));
     applySort();
     QModelIndexList after;
     after.reserve(before.size());
+    // A frame the new order puts on another page loses its index.
     for (qsizetype k = 0; k < before.size(); ++k)
-        after.push_back(index(int(rowOf_[frameOf[size_t(k)]]), before[k].column()));
+        after.push_back(index(rowOfFrame(frameOf[size_t(k)]), before[k].column()));
     changePersistentIndexList(before, after);
     Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 void FrameTableModel::applySort()
 {
-    const std::vector<cs::FrameInfo>& frames = *frames_;
+    const size_t n = total_;
+    order_.clear();
+    reversed_ = false;
+    if (sortColumn_ == Index) {
+        // File order needs no permutation, nor does its reverse.
+        reversed_ = sortOrder_ == Qt::DescendingOrder;
+        return;
+    }
     // Keys computed once per frame: the comparator then touches only doubles.
-    std::vector<double> keys(frames.size());
-    for (size_t i = 0; i < frames.size(); ++i)
-        keys[i] = sortKey(frames[i], sortColumn_);
+    std::vector<double> keys(n);
+    for (size_t i = 0; i < n; ++i)
+        keys[i] = sortKey(frames_->at(i), sortColumn_);
+    order_.resize(n);
     std::iota(order_.begin(), order_.end(), 0u);
     if (sortOrder_ == Qt::AscendingOrder)
         std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
     else
         std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return keys[a] > keys[b]; });
-    for (size_t row = 0; row < order_.size(); ++row)
-        rowOf_[order_[row]] = uint32_t(row);
 }
 
 } // namespace ui

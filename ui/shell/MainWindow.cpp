@@ -3,6 +3,8 @@
 #include "core/store/StoreLayout.h"
 #include "ui/actions/ActionsDocument.h"
 #include "ui/frames/FrameLayoutDocument.h"
+#include "ui/shell/DocumentTabs.h"
+#include "ui/shell/PendingDocument.h"
 #include "ui/shell/RecentFiles.h"
 #include "ui/shell/StallMonitor.h"
 #include "ui/shell/WelcomePage.h"
@@ -18,7 +20,9 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QScreen>
+#include <QSet>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -44,13 +48,13 @@ QString canonical(const QString& path)
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), tabs_(new QTabWidget(this)), recent_(new RecentFiles(this)), stallMonitor_(new StallMonitor(this))
+    : QMainWindow(parent), tabs_(new DocumentTabs(this)), recent_(new RecentFiles(this)), stallMonitor_(new StallMonitor(this))
 {
     initUiResources();
     setWindowTitle(tr("cachescope"));
     setWindowIcon(QIcon(QStringLiteral(":/cachescope.svg")));
     setAcceptDrops(true);
-    tabs_->setTabsClosable(true);
+    // Only the current tab has a close button (DocumentTabs.h): thousands of tabs stay quick.
     tabs_->setDocumentMode(true);
     welcome_ = new WelcomePage(recent_, this);
     connect(welcome_, &WelcomePage::openFileRequested, this, &MainWindow::openFileDialog);
@@ -181,9 +185,14 @@ void MainWindow::addDocument(QWidget* doc, const QString& title, const QString& 
     auto* item = new QListWidgetItem(title);
     item->setData(kPathRole, key);
     item->setToolTip(path.isEmpty() ? title : QDir::toNativeSeparators(key));
-    const int index = tabs_->addTab(doc, title);
+    const int index = insertAt_ >= 0 ? tabs_->insertTab(insertAt_, doc, title) : tabs_->addTab(doc, title);
     tabs_->setTabToolTip(index, item->toolTip());
     sidebar_->insertItem(index, item);
+    // While tabs are being added or swapped (openPathsLazily, openPending),
+    // the caller picks the current tab once at the end: switching the
+    // stacked widget for each of thousands of tabs costs seconds.
+    if (arranging_)
+        return;
     tabs_->setCurrentIndex(index);
     onCurrentTabChanged(index);
 }
@@ -226,8 +235,80 @@ void MainWindow::closeCurrentTab()
         closeTab(tabs_->currentIndex());
 }
 
+void MainWindow::openPathsLazily(const QStringList& paths)
+{
+    QStringList missing;
+    int first = -1;
+    // The paths already open (or named twice), looked up once each: thousands
+    // of paths must not each walk every tab.
+    QSet<QString> open;
+    for (int i = 0; i < tabs_->count(); ++i)
+        open.insert(tabs_->widget(i)->property("documentPath").toString());
+    arranging_ = true;
+    for (const QString& path : paths) {
+        if (!QFileInfo::exists(path)) {
+            missing << QDir::toNativeSeparators(path);
+            continue;
+        }
+        const QString key = canonical(path);
+        if (open.contains(key))
+            continue;
+        open.insert(key);
+        addDocument(new PendingDocument(key), QFileInfo(key).fileName(), path);
+        if (first < 0)
+            first = tabs_->count() - 1;
+    }
+    arranging_ = false;
+    if (first >= 0) {
+        tabs_->setCurrentIndex(first);
+        onCurrentTabChanged(first);
+    }
+    if (!missing.isEmpty())
+        showError(tr("Cannot open"), tr("These do not exist: %1.").arg(missing.join(QStringLiteral(", "))));
+}
+
+void MainWindow::openPending(int index)
+{
+    auto* pending = qobject_cast<PendingDocument*>(tabs_->widget(index));
+    if (!pending)
+        return;
+    const QString key = pending->property("documentPath").toString();
+    // openPath() must not find the pending tab itself; the document it makes
+    // goes in the pending tab's place.
+    pending->setProperty("documentPath", QString());
+    arranging_ = true;
+    insertAt_ = index;
+    const int before = tabs_->count();
+    const bool ok = openPath(pending->path());
+    insertAt_ = -1;
+    const bool added = tabs_->count() == before + 1 && tabs_->widget(index) != pending;
+    if (added || ok) {
+        // Opened here, or the path was already open in another tab.
+        const int at = tabs_->indexOf(pending);
+        tabs_->removeTab(at);
+        delete sidebar_->takeItem(at);
+        pending->deleteLater();
+        if (added)
+            tabs_->setCurrentIndex(index);
+    } else {
+        pending->setProperty("documentPath", key);
+        pending->showError(lastError_);
+    }
+    arranging_ = false;
+    onCurrentTabChanged(tabs_->currentIndex());
+}
+
 void MainWindow::onCurrentTabChanged(int index)
 {
+    if (arranging_)
+        return;
+    if (qobject_cast<PendingDocument*>(tabs_->widget(index))) {
+        // After the tab switch has been painted: the document opens then.
+        QMetaObject::invokeMethod(this, [this, doc = QPointer<QWidget>(tabs_->widget(index))] {
+            if (doc && doc == tabs_->currentWidget())
+                openPending(tabs_->currentIndex());
+        }, Qt::QueuedConnection);
+    }
     if (sidebar_->currentRow() != index)
         sidebar_->setCurrentRow(index);
     QWidget* doc = tabs_->widget(index);

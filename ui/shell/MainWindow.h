@@ -37,6 +37,11 @@ public:
     // reason is shown in a (non-blocking) message box and kept in lastError().
     bool openPath(const QString& path);
 
+    // Paths named on the command line: each gets a tab at once, but is read
+    // only when its tab is first shown (ui/shell/PendingDocument.h); the
+    // first one is shown. Paths that do not exist are named in one message.
+    void openPathsLazily(const QStringList& paths);
+
     // Adds doc as a new current tab (the window takes ownership). path may be
     // empty for views not tied to a file; it is shown as the tab's tooltip and
     // used to find an already open document. If doc derives from ui::Document
@@ -83,6 +88,8 @@ private:
 
     void createSidebar();
     void onCurrentTabChanged(int index);
+    // Replaces the PendingDocument at index by its document, read now.
+    void openPending(int index);
     void showError(const QString& title, const QString& message);
     bool openStore(const QString& folder);
     // A github-actions-cache-server data dir or its sqlite.db, as an ActionsDocument.
@@ -107,6 +114,8 @@ private:
     RecentFiles* recent_;
     StallMonitor* stallMonitor_;
     QString lastError_;
+    bool arranging_ = false;   // tabs are being added or swapped: no tab is opened on being shown
+    int insertAt_ = -1;        // where addDocument() puts the next tab, -1: at the end
 };
 
 } // namespace ui
