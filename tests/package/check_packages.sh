@@ -78,6 +78,7 @@ cli_root="$work/root-cachescope-cli"
 gui_root="$work/root-cachescope"
 if ldd "$cli_root/usr/bin/cachescope-cli" | grep -i 'libqt'; then fail "cachescope-cli loads Qt"; fi
 v=$("$cli_root/usr/bin/cachescope-cli" --version 2>&1) || fail "cachescope-cli --version: $v"
+grep -q "$version" <<<"$v" || fail "cachescope-cli --version says '$v', not $version"
 # Without the module package a MySQL location says what to install; with it
 # extracted beside the tool, the module loads (and the refused connection is
 # the error).
@@ -90,7 +91,6 @@ for so in $(find "$cli_root/usr/lib" -name "cachescope-*.so"); do
 done
 v=$("$cli_root/usr/bin/cachescope-cli" actions-cache ls --db mysql://u@127.0.0.1:1/x --storage "$work" 2>&1)
 grep -q "not installed\|cannot be loaded" <<<"$v" && fail "the extracted cachescope-mysql module does not load: $v"
-grep -q "$version" <<<"$v" || fail "cachescope-cli --version says '$v', not $version"
 v=$(QT_QPA_PLATFORM=offscreen "$gui_root/usr/bin/cachescope" --version 2>&1) || fail "cachescope --version: $v"
 grep -q "$version" <<<"$v" || fail "cachescope --version says '$v', not $version"
 
