@@ -331,15 +331,13 @@ private:
             const PgResult r = c.exec(R"(SELECT "token", "storageLocationId", "expiresAt" FROM merge_leases )"
                                       R"(WHERE "expiresAt" > $1::bigint)" + on + R"( ORDER BY "storageLocationId")",
                                       params);
-            for (int i = 0; i < r.rows(); ++i)
-                out.push_back({"merge_leases", r.text(i, 0), r.text(i, 1), "", r.i64(i, 2)});
+            appendLeaseRows(r, "merge_leases", false, out);
         }
         if (schema_.readerLeases) {
             const PgResult r = c.exec(R"(SELECT "id", "storageLocationId", "scope", "expiresAt" FROM storage_reader_leases )"
                                       R"(WHERE "expiresAt" > $1::bigint)" + on + R"( ORDER BY "storageLocationId", "id")",
                                       params);
-            for (int i = 0; i < r.rows(); ++i)
-                out.push_back({"storage_reader_leases", r.text(i, 0), r.text(i, 1), r.text(i, 2), r.i64(i, 3)});
+            appendLeaseRows(r, "storage_reader_leases", true, out);
         }
         return out;
     }

@@ -83,4 +83,14 @@ std::vector<UploadRow> uploadRows(const Result& r)
     return out;
 }
 
+// A lease table's rows: id, storageLocationId, [scope,] expiresAt (ms);
+// merge_leases has no scope column (its id is the token).
+template <typename Result>
+void appendLeaseRows(const Result& r, const char* table, bool withScope, std::vector<LeaseRow>& out)
+{
+    for (int i = 0; i < r.rows(); ++i)
+        out.push_back({table, r.text(i, 0), r.text(i, 1), withScope ? r.text(i, 2) : std::string(),
+                       r.i64(i, withScope ? 3 : 2)});
+}
+
 } // namespace cs::actions
