@@ -110,7 +110,7 @@ set(CPACK_DEBIAN_PACKAGE_RECOMMENDS zstd)
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME cachescope-cli)
 # Opened when first used (core/util/LazyLibrary.h), so no ELF dependency
 # shows them to shlibdeps: named here, added to what it finds.
-set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "libarchive13, libssl3")
+set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "libarchive13, libssl3, libsqlite3-0")
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_CLI_DESCRIPTION "inspect build-cache stores and zstd snapshots from scripts
 cachescope-cli reads the frame layout of any zstd file (and says whether a

@@ -2,8 +2,9 @@
 // into it rather than at every start. Each library a program links costs
 // every run its mapping, relocations and symbol lookups: libarchive (with
 // libxml2, ICU, nettle, acl, lzma, lz4, bz2) was the largest share of
-// `cachescope-cli --version`, and libcrypto next. A stub file
-// (core/entries/LibarchiveStubs.cpp, core/util/LibcryptoStubs.cpp) defines
+// `cachescope-cli --version`, libcrypto and SQLite next. A forwarding file
+// (core/entries/LazyLibarchive.cpp, core/util/LazyLibcrypto.cpp,
+// core/util/LazySqlite.cpp) defines
 // the library's functions we call, each forwarding to the library's own,
 // looked up once with dlsym; the program then names the library in no
 // DT_NEEDED entry, and the library's headers still check every call.

@@ -1,6 +1,7 @@
 #include "core/util/Sha256.h"
 
 #include "core/util/Error.h"
+#include "core/util/Sha256Compact.h"
 #include "core/util/File.h"
 
 #include <openssl/evp.h>
@@ -42,6 +43,8 @@ Digest Sha256::finish()
 
 Digest Sha256::of(const void* data, size_t size)
 {
+    if (size <= kCompactSha256Limit)
+        return compactSha256(data, size);   // no libcrypto for a short record
     Sha256 h;
     h.update(data, size);
     return h.finish();

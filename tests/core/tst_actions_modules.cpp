@@ -60,10 +60,23 @@ private slots:
         QVERIFY2(found.isEmpty(), qPrintable("cachescope-cli links " + found.join(", ")));
     }
 
-    // libarchive and libcrypto are opened on first use (core/util/LazyLibrary.h).
+    // Nor SQLite (core/util/LazySqlite.cpp), nor the C++ runtime, which is
+    // linked in (app/CMakeLists.txt) unless a sanitizer build needs it shared.
+    void theToolLinksNeitherSqliteNorTheSharedCxxRuntime()
+    {
+        const std::string out = testsupport::ldd(cli());
+        QVERIFY2(out.find("libzstd") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("libsqlite3") == std::string::npos, out.c_str());
+        const bool sanitized = out.find("libasan") != std::string::npos || out.find("libtsan") != std::string::npos ||
+                               out.find("libubsan") != std::string::npos;
+        if (!sanitized)
+            QVERIFY2(out.find("libstdc++") == std::string::npos, out.c_str());
+    }
+
+    // libarchive, libcrypto and SQLite are opened on first use (core/util/LazyLibrary.h).
     static void checkNoLazyLibraries(const testsupport::ExitMapsRun& r, const char* what)
     {
-        for (const char* lib : {"/libarchive.so", "/libcrypto.so", "/libxml2.so", "/libicuuc.so"})
+        for (const char* lib : {"/libarchive.so", "/libcrypto.so", "/libxml2.so", "/libicuuc.so", "/libsqlite3.so"})
             QVERIFY2(r.maps.find(lib) == std::string::npos, qPrintable(QString(what) + " maps " + lib));
     }
 
@@ -95,6 +108,20 @@ private slots:
             {cli(), "actions-cache", "ls", "--json", "--db", fixture_->dbPath(), "--storage", fixture_->storageDir()});
         checkNoRemoteLibraries(r, "actions-cache ls of a data dir");
         QCOMPARE(QJsonDocument::fromJson(r.out).object()["entries"].toArray().size(), 5);
+    }
+
+    // A store's open checks its control file's SHA-256 (72 bytes) without
+    // libcrypto (core/util/Sha256Compact.cpp); listing it needs SQLite only.
+    void aStoreListingMapsNoLibcrypto()
+    {
+        const QString store = dir_.path() + "/store";
+        const auto init = testsupport::cli({"store", "init", store});
+        QVERIFY2(init.exitCode == 0, init.err.constData());
+        const auto r = testsupport::runToExitMaps({cli(), "store", "ls", store, "--json"});
+        QVERIFY2(r.why.empty(), r.why.c_str());
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.maps.find("/libsqlite3.so") != std::string::npos, "store ls did not map SQLite");  // it did read
+        QVERIFY2(r.maps.find("/libcrypto.so") == std::string::npos, "store ls maps libcrypto");
     }
 
     // PostgreSQL + the fixture's folder: libpq and the module, nothing else.

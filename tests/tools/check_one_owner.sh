@@ -4,7 +4,8 @@
 # own on purpose: they check the owners against an independent reader):
 #  - a store's file names (catalog.db, pack/, parts/) are spelled only by
 #    core/store/StoreLayout, which opens them without following links;
-#  - sqlite3_open is called only by the SQLite layer, core/util/Sqlite.cpp;
+#  - sqlite3_open is called only by the SQLite layer, core/util/Sqlite.cpp
+#    (core/util/LazySqlite.cpp defines it, forwarding to libsqlite3);
 #  - the GUI's jobs hand back typed results and outcomes (ui/jobs): no
 #    std::any or any_cast in ui/, no comparison with the string "cancelled".
 # A line that is a comment does not count. Prose naming a file ("restore
@@ -44,7 +45,7 @@ store_names='"[^" ]*catalog\.db[^" ]*"|"/(pack|parts)(/[^" ]*)?"|"(pack|parts)/[
 store_names+='|\b(file|filePath|pathOf|sub|trySub|subOrCreate|kindOf|open)\("(pack|parts)"|/ *"(pack|parts)"'
 check "store file name" "core/store/StoreLayout" "$store_names" core ui app \
     -- '^core/store/StoreLayout\.(h|cpp):|^core/(actions-cache|entries)/[^:]+:[0-9]+:.*"/?parts'
-check "sqlite3_open" "core/util/Sqlite.cpp" 'sqlite3_open' core ui app -- '^core/util/Sqlite\.cpp:'
+check "sqlite3_open" "core/util/Sqlite.cpp" 'sqlite3_open' core ui app -- '^core/util/(Sqlite|LazySqlite)\.cpp:'
 
 check "std::any or any_cast" "typed job results (ui/jobs)" 'std::any\b|any_cast' ui
 # A job's outcome is JobOutcome (ui/jobs), never its message compared with "cancelled".
