@@ -52,6 +52,12 @@ fi
 if field "$cli_deb" Depends | grep -Eqi 'libpq|libmariadb|libcurl'; then
   fail "cachescope-cli depends on a remote backend's library: $(field "$cli_deb" Depends)"
 fi
+# The libraries opened on first use (core/util/LazyLibrary.h) are in no ELF
+# dependency, so shlibdeps cannot find them: the package names each.
+for lazy in libarchive13 libssl3 libsqlite3-0; do
+  field "$cli_deb" Depends | grep -qw "$lazy" \
+    || fail "cachescope-cli does not depend on $lazy (opened on first use): $(field "$cli_deb" Depends)"
+done
 module_debs=()
 for backend in postgres:libpq mysql:libmariadb s3:libcurl; do
   name=${backend%%:*}
