@@ -12,6 +12,7 @@
 // it (entriesPage says why the bound). The cursor conditions are written
 // out, not as row comparisons, so MariaDB's and MySQL's range optimizers
 // both seek on them.
+#include "core/actions-cache/ActionsInternal.h"
 #include "core/actions-cache/RemoteBackends.h"
 #include "core/actions-cache/ServerRows.h"
 #include "core/actions-cache/ServerSchema.h"
@@ -19,7 +20,6 @@
 #include "core/remote/MysqlConnection.h"
 #include "core/util/Error.h"
 
-#include <chrono>
 #include <map>
 #include <set>
 
@@ -359,24 +359,11 @@ private:
     // Unexpired leases (of one location when locationId is given).
     std::vector<LeaseRow> leasesWhere(MysqlConnection& c, const std::optional<std::string>& locationId, int64_t atMs) const
     {
-        std::vector<LeaseRow> out;
         MysqlParams params{MysqlValue::of(atMs)};
         if (locationId)
             params.push_back(MysqlValue::of(*locationId));
-        const std::string on = locationId ? " AND `storageLocationId` = ?" : "";
-        if (schema_.mergeLeases) {
-            const MysqlResult r = c.exec("SELECT `token`, `storageLocationId`, `expiresAt` FROM merge_leases "
-                                         "WHERE `expiresAt` > ?" + on + " ORDER BY `storageLocationId`",
-                                         params);
-            appendLeaseRows(r, "merge_leases", false, out);
-        }
-        if (schema_.readerLeases) {
-            const MysqlResult r = c.exec("SELECT `id`, `storageLocationId`, `scope`, `expiresAt` FROM storage_reader_leases "
-                                         "WHERE `expiresAt` > ?" + on + " ORDER BY `storageLocationId`, `id`",
-                                         params);
-            appendLeaseRows(r, "storage_reader_leases", true, out);
-        }
-        return out;
+        return leaseRows(schema_.mergeLeases, schema_.readerLeases, leaseQueries('`', "?", locationId ? "?" : ""),
+                         [&](const std::string& sql) { return c.exec(sql, params); });
     }
     // In a write's transaction, after locking the location row as the
     // server's download does before it inserts a reader lease (SELECT ..
@@ -389,11 +376,6 @@ private:
         const auto held = leasesWhere(c, locationId, nowMs());
         if (!held.empty())
             throw LeaseHeld(leaseSentence(describe_, held.front()), held.front());
-    }
-    static int64_t nowMs()
-    {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count();
     }
 
     std::unique_ptr<MysqlConnection> connect() const

@@ -3,6 +3,7 @@
 // connection is opened per call and closed after it: reads are one READ ONLY
 // transaction and nothing is held between calls (no locks, no snapshot a
 // running server could wait on).
+#include "core/actions-cache/ActionsInternal.h"
 #include "core/actions-cache/RemoteBackends.h"
 #include "core/actions-cache/ServerRows.h"
 #include "core/actions-cache/ServerSchema.h"
@@ -10,7 +11,6 @@
 #include "core/remote/PgConnection.h"
 #include "core/util/Error.h"
 
-#include <chrono>
 #include <map>
 #include <set>
 
@@ -322,24 +322,11 @@ private:
     // Unexpired leases (of one location when locationId is given).
     std::vector<LeaseRow> leasesWhere(PgConnection& c, const std::optional<std::string>& locationId, int64_t atMs) const
     {
-        std::vector<LeaseRow> out;
         remote::PgParams params{std::to_string(atMs)};
         if (locationId)
             params.push_back(*locationId);
-        const std::string on = locationId ? R"( AND "storageLocationId" = $2)" : "";
-        if (schema_.mergeLeases) {
-            const PgResult r = c.exec(R"(SELECT "token", "storageLocationId", "expiresAt" FROM merge_leases )"
-                                      R"(WHERE "expiresAt" > $1::bigint)" + on + R"( ORDER BY "storageLocationId")",
-                                      params);
-            appendLeaseRows(r, "merge_leases", false, out);
-        }
-        if (schema_.readerLeases) {
-            const PgResult r = c.exec(R"(SELECT "id", "storageLocationId", "scope", "expiresAt" FROM storage_reader_leases )"
-                                      R"(WHERE "expiresAt" > $1::bigint)" + on + R"( ORDER BY "storageLocationId", "id")",
-                                      params);
-            appendLeaseRows(r, "storage_reader_leases", true, out);
-        }
-        return out;
+        return leaseRows(schema_.mergeLeases, schema_.readerLeases, leaseQueries('"', "$1::bigint", locationId ? "$2" : ""),
+                         [&](const std::string& sql) { return c.exec(sql, params); });
     }
     // In a write's transaction, after locking the location row as the
     // server's download does before it inserts a reader lease (SELECT ..
@@ -354,11 +341,6 @@ private:
         const auto held = leasesWhere(c, locationId, nowMs());
         if (!held.empty())
             throw LeaseHeld(leaseSentence(describe_, held.front()), held.front());
-    }
-    static int64_t nowMs()
-    {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count();
     }
     std::unique_ptr<PgConnection> connectForWrite() const
     {

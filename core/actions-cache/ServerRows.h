@@ -93,4 +93,35 @@ void appendLeaseRows(const Result& r, const char* table, bool withScope, std::ve
                        r.i64(i, withScope ? 3 : 2)});
 }
 
+// The two lease queries in a catalog's SQL: `quote` around the names, `at`
+// the placeholder of the time (ms), `location` that of the location id (""
+// for every location).
+struct LeaseQueries {
+    std::string merge, reader;
+};
+
+inline LeaseQueries leaseQueries(char quote, const std::string& at, const std::string& location)
+{
+    const auto q = [quote](const char* name) { return quote + std::string(name) + quote; };
+    const std::string where = " WHERE " + q("expiresAt") + " > " + at +
+                              (location.empty() ? std::string() : " AND " + q("storageLocationId") + " = " + location);
+    return {"SELECT " + q("token") + ", " + q("storageLocationId") + ", " + q("expiresAt") + " FROM merge_leases" + where +
+                " ORDER BY " + q("storageLocationId"),
+            "SELECT " + q("id") + ", " + q("storageLocationId") + ", " + q("scope") + ", " + q("expiresAt") +
+                " FROM storage_reader_leases" + where + " ORDER BY " + q("storageLocationId") + ", " + q("id")};
+}
+
+// The unexpired leases of the tables the schema has, each query run by
+// exec(sql), which returns its Result.
+template <typename Exec>
+std::vector<LeaseRow> leaseRows(bool mergeLeases, bool readerLeases, const LeaseQueries& sql, Exec&& exec)
+{
+    std::vector<LeaseRow> out;
+    if (mergeLeases)
+        appendLeaseRows(exec(sql.merge), "merge_leases", false, out);
+    if (readerLeases)
+        appendLeaseRows(exec(sql.reader), "storage_reader_leases", true, out);
+    return out;
+}
+
 } // namespace cs::actions
