@@ -196,8 +196,8 @@ int runPut(const PutArgs& a)
 
 TreeRegistration regPut("store", "put", [](CLI::App& parent) {
     auto* c = parent.add_subcommand("put", "Store FILE as KEY, merged into the pack (or as parts with --no-merge)");
-    c->footer("FILE is written as parts of --part-size in shuffled order from --parallel threads, like a build tool, "
-              "and committed; the command returns then, and the merge into the pack finishes behind it in a process "
+    c->footer("FILE is written as parts of --part-size from --parallel threads, like a build tool, each byte read once "
+              "(its SHA-256 taken as it goes by), the parts synced all together, and committed; the command returns then, and the merge into the pack finishes behind it in a process "
               "of its own ('store merge --wait-background' waits for it). With --wait a regular file is instead read "
               "once straight into the pack (chunked, hashed, compressed) and committed merged, with no parts; with "
               "--no-merge the entry stays unmerged. Re-putting the same key, version and scope replaces "

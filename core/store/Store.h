@@ -298,8 +298,11 @@ public:
     // Throws on a key over kMaxKeyBytes or a version/scope over kMaxKeyBytes.
     int64_t reserve(const std::string& key, const std::string& version = {}, const std::string& scope = {});
     void writePart(int64_t uploadId, uint32_t index, const void* data, size_t size);
+    // A part is written without an fsync of its own (writeback started):
+    // commit makes the parts durable, all together, before its row names them.
     // Checks parts 0..n-1 are all there (n = expectedParts when given, else
-    // highest index + 1), hashes them in order, switches the entry to
+    // highest index + 1), hashes them in order (fdatasync of each in the
+    // same pass, one fsync of their folder after), switches the entry to
     // unmerged and replaces an older entry with the same key, version and
     // scope in the same transaction. A failed commit changes nothing.
     EntryRow commit(int64_t uploadId, std::optional<uint32_t> expectedParts = {});
@@ -310,8 +313,10 @@ public:
     // The committed entry imported from `origin`, if any.
     std::optional<EntryRow> findImported(const std::string& origin) const;
     void abortUpload(int64_t uploadId);
-    // Convenience: reserve, cut the file into parts of partSize, upload them in
-    // shuffled order from `threads` threads, commit.
+    // Convenience: reserve, cut the file into parts of partSize, upload them
+    // from `threads` threads (taken in order; the SHA-256 and CRC-32Cs are
+    // taken as the bytes go by, so each byte is read once), sync them all,
+    // commit.
     // A path that is not a regular file ("-", /dev/stdin, a pipe, FIFO or
     // character device) is streamed instead: read in order, each part
     // written as soon as it is full, so memory holds one part whatever the

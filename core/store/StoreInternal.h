@@ -93,6 +93,12 @@ struct Store::Impl {
     std::vector<int64_t> deleteReplaced(const std::string& key, const std::string& version, const std::string& scope,
                                         int64_t keep, const std::string& repo = {}) const;
     void removeReplaced(const std::vector<int64_t>& ids) const;
+    // The commit of upload e whose parts 0..n-1 (n = sizes.size()) are
+    // durable, with what was seen of them: their sizes, CRC-32Cs, total and
+    // SHA-256 (hex). One transaction (replacing an older entry of the same
+    // identity), then the replaced entries' parts and stray temp files go.
+    EntryRow commitSeen(const EntryRow& e, const std::optional<Folder>& folder, const std::vector<uint64_t>& sizes,
+                        const std::vector<uint32_t>& crcs, uint64_t total, const std::string& hex) const;
     // In the write transaction that took id: a folder parts/<id> already there
     // is an orphan (a crash between deleting the row that had the id, which
     // SQLite reuses, and its parts): renamed aside so its parts never count

@@ -172,10 +172,14 @@ std::optional<uint64_t> StoreLayout::partSize(int64_t id, uint32_t index) const
 
 void StoreLayout::writePart(int64_t id, uint32_t index, const void* data, size_t size) const
 {
-    const Folder folder = partsOfOrCreate(id);
+    writePartIn(partsOfOrCreate(id), index, data, size);
+}
+
+void StoreLayout::writePartIn(const Folder& folder, uint32_t index, const void* data, size_t size)
+{
     OutputFile out = OutputFile::openIn(folder, partName(index));
     out.writeAll(data, size);
-    out.commit();
+    out.commit(OutputFile::Sync::ByCaller);
 }
 
 bool StoreLayout::removeParts(int64_t id, const std::function<void()>& afterEach) const

@@ -91,8 +91,13 @@ public:
     File openPart(int64_t id, uint32_t index) const;
     // Size of a part file, nullopt when it is missing or not a regular file.
     std::optional<uint64_t> partSize(int64_t id, uint32_t index) const;
-    // Writes a part: unpredictable temp file, fsync, rename into place.
+    // Writes a part: unpredictable temp file, renamed into place, its
+    // writeback started but not waited for. A part is durable only once a
+    // commit has fdatasync'd it and fsynced parts/<id> (Store::commit, all
+    // the parts together); no committed row names a part before that.
     void writePart(int64_t id, uint32_t index, const void* data, size_t size) const;
+    // The same into parts/<id> opened once by the caller (putFile's writers).
+    static void writePartIn(const Folder& folder, uint32_t index, const void* data, size_t size);
     // Removes parts/<id> file by file (afterEach runs after each removal: a
     // kill point), then the folder. A link at parts/<id> is unlinked, never
     // followed. False when there was nothing.

@@ -11,9 +11,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
-#include <random>
+#include <mutex>
 #include <thread>
+
+#include <fcntl.h>
 
 namespace fs = std::filesystem;
 
@@ -128,12 +132,23 @@ void Store::writePart(int64_t id, uint32_t index, const void* data, size_t size)
     d->layout->writePart(id, index, data, size);
 }
 
-EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
+namespace {
+
+// What a commit records of each part, taken as the bytes went by (putFile,
+// putStream) or in the commit's own pass over the parts (commit()).
+struct PartsSeen {
+    std::vector<uint64_t> sizes;
+    std::vector<uint32_t> crcs;
+    uint64_t total = 0;
+    std::string sha256;   // hex, of parts 0..n-1 in order
+};
+
+// parts/<id> holds exactly parts 0..n-1 (n = expected, else highest + 1),
+// or an error that names the part; nothing is committed then.
+uint32_t checkPartsPresent(const std::string& dir, const std::optional<Folder>& folder,
+                           std::optional<uint32_t> expectedParts)
 {
-    const EntryRow e = requireUploading(*d, id);
-    const std::string dir = d->partsDir(id);
     std::vector<bool> have;
-    const std::optional<Folder> folder = d->layout->partsOf(id);
     if (folder) {
         for (const auto& f : folder->list()) {
             uint32_t index = 0;
@@ -152,12 +167,25 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
         if (i >= have.size() || !have[i])
             throw Error(dir + ": part " + std::to_string(i) + " of " + std::to_string(n)
                         + " is missing; nothing was committed");
+    return n;
+}
 
-    // Hash the parts in order (outside the transaction: it can take a while).
+} // namespace
+
+EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
+{
+    const EntryRow e = requireUploading(*d, id);
+    const std::optional<Folder> folder = d->layout->partsOf(id);
+    const uint32_t n = checkPartsPresent(d->partsDir(id), folder, expectedParts);
+    killPoint(killpoints::store::kPartsWritten);
+
+    // Hash the parts in order (outside the transaction: it can take a
+    // while); each is fdatasync'd in the same pass, as it was written
+    // without (StoreLayout::writePart), and the folder once at the end.
+    PartsSeen seen;
+    seen.sizes.resize(n);
+    seen.crcs.resize(n, 0);
     Sha256 sha;
-    std::vector<uint64_t> sizes(n);
-    std::vector<uint32_t> crcs(n, 0);
-    uint64_t total = 0;
     std::vector<char> buf(1 << 20);
     for (uint32_t i = 0; i < n; ++i) {
         File f = d->layout->openPart(id, i);
@@ -167,32 +195,45 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
             if (got == 0)
                 break;
             sha.update(buf.data(), got);
-            crcs[i] = crc32c(crcs[i], buf.data(), got);
+            seen.crcs[i] = crc32c(seen.crcs[i], buf.data(), got);
             pos += got;
         }
-        sizes[i] = pos;
-        total += pos;
+        f.syncData();
+        seen.sizes[i] = pos;
+        seen.total += pos;
     }
-    const std::string hex = hexOf(sha.finish());
+    seen.sha256 = hexOf(sha.finish());
+    if (folder)
+        folder->sync();
+    return d->commitSeen(e, folder, seen.sizes, seen.crcs, seen.total, seen.sha256);
+}
 
+EntryRow Store::Impl::commitSeen(const EntryRow& e, const std::optional<Folder>& folder,
+                                 const std::vector<uint64_t>& sizes, const std::vector<uint32_t>& crcs,
+                                 uint64_t total, const std::string& hex) const
+{
+    // The parts are durable here (the caller synced them and their folder):
+    // only now may a committed row name them.
+    const int64_t id = e.id;
+    const uint32_t n = uint32_t(sizes.size());
     std::vector<int64_t> replaced;
     {
-        Transaction tx(*d->catalog, Transaction::Immediate);
-        auto st = d->catalog->prepare("SELECT state FROM entries WHERE id=?1");
+        Transaction tx(*catalog, Transaction::Immediate);
+        auto st = catalog->prepare("SELECT state FROM entries WHERE id=?1");
         st.bind(1, id);
         if (!st.step() || st.text(0) != "uploading")
-            throw Error(d->dir + ": upload " + std::to_string(id) + " was committed or removed meanwhile");
-        replaced = d->deleteReplaced(e.key, e.version, e.scope, id, e.repo);
-        d->catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, id).run();
-        auto ins = d->catalog->prepare("INSERT INTO parts(entry_id, idx, size, crc32c) VALUES(?1, ?2, ?3, ?4)");
+            throw Error(dir + ": upload " + std::to_string(id) + " was committed or removed meanwhile");
+        replaced = deleteReplaced(e.key, e.version, e.scope, id, e.repo);
+        catalog->prepare("DELETE FROM parts WHERE entry_id=?1").bind(1, id).run();
+        auto ins = catalog->prepare("INSERT INTO parts(entry_id, idx, size, crc32c) VALUES(?1, ?2, ?3, ?4)");
         for (uint32_t i = 0; i < n; ++i) {
             ins.reset();
             ins.bind(1, id).bind(2, i).bind(3, sizes[i]).bind(4, crcs[i]).run();
         }
         const double now = nowSeconds();
         // An import keeps the creation time its source gave it.
-        d->catalog->prepare("UPDATE entries SET state='unmerged', size=?2, sha256=?3, part_count=?4, "
-                            "created=CASE WHEN origin IS NULL THEN ?5 ELSE created END, committed=?5 WHERE id=?1")
+        catalog->prepare("UPDATE entries SET state='unmerged', size=?2, sha256=?3, part_count=?4, "
+                         "created=CASE WHEN origin IS NULL THEN ?5 ELSE created END, committed=?5 WHERE id=?1")
             .bind(1, id)
             .bind(2, total)
             .bindText(3, hex)
@@ -201,7 +242,7 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
             .run();
         tx.commit();
     }
-    d->removeReplaced(replaced);
+    removeReplaced(replaced);
     // Stray temp files of parts written twice.
     if (folder) {
         for (const auto& f : folder->list()) {
@@ -214,7 +255,7 @@ EntryRow Store::commit(int64_t id, std::optional<uint32_t> expectedParts)
             }
         }
     }
-    return *d->entry(id);
+    return *entry(id);
 }
 
 void Store::setImportedIdentity(int64_t id, const std::string& repo, double created, const std::string& origin)
@@ -283,14 +324,32 @@ void abortQuietly(Store& store, int64_t id)
 
 } // namespace
 
+namespace {
+
+// Parts 0..n-1 written without a sync (StoreLayout::writePart): after the
+// "parts written" kill point, each fdatasync'd and the folder fsynced once,
+// before the commit's row may name them.
+void syncWrittenParts(const Folder& folder, uint32_t n)
+{
+    killPoint(killpoints::store::kPartsWritten);
+    for (uint32_t i = 0; i < n; ++i)
+        folder.openFile(StoreLayout::partName(i), O_RDONLY).syncData();
+    folder.sync();
+}
+
+} // namespace
+
 EntryRow Store::putStream(const std::string& key, InputFile& in, Job& job, const std::string& version,
                           const std::string& scope, uint64_t partSize, uint64_t maxBytes)
 {
     const int64_t id = reserve(key, version, scope);
     try {
-        // One part in memory: filled from the stream, written, reused.
+        const Folder folder = d->layout->partsOfOrCreate(id);
+        // One part in memory: filled from the stream, hashed, written, reused.
         std::vector<char> buf(static_cast<size_t>(partSize));
-        uint32_t parts = 0;
+        std::vector<uint64_t> sizes;
+        std::vector<uint32_t> crcs;
+        Sha256 sha;
         uint64_t total = 0;
         bool end = false;
         while (!end) {
@@ -307,9 +366,12 @@ EntryRow Store::putStream(const std::string& key, InputFile& in, Job& job, const
             }
             if (filled == 0)
                 break;
-            if (parts >= 100000000u - 1)
+            if (sizes.size() >= 100000000u - 1)
                 fail(in.path(), "needs more than 100000000 parts; use a larger part size");
-            writePart(id, parts++, buf.data(), filled);
+            sha.update(buf.data(), filled);
+            crcs.push_back(crc32c(0, buf.data(), filled));
+            StoreLayout::writePartIn(folder, uint32_t(sizes.size()), buf.data(), filled);
+            sizes.push_back(filled);
             total += filled;
             job.setStepProgress(0.0, formatSize(total) + " received");
         }
@@ -317,7 +379,10 @@ EntryRow Store::putStream(const std::string& key, InputFile& in, Job& job, const
             fail(in.path(), "gave no bytes (an empty or closed stream); nothing was stored");
         job.setStepProgress(1.0);
         job.checkCancel();
-        return commit(id, parts);
+        const std::optional<Folder> listed = d->layout->partsOf(id);
+        const uint32_t n = checkPartsPresent(d->partsDir(id), listed, uint32_t(sizes.size()));
+        syncWrittenParts(folder, n);
+        return d->commitSeen(requireUploading(*d, id), listed, sizes, crcs, total, hexOf(sha.finish()));
     } catch (...) {
         abortQuietly(*this, id);
         throw;
@@ -342,53 +407,115 @@ EntryRow Store::putFile(const std::string& key, const std::string& path, Job& jo
     const uint32_t count = uint32_t(count64);
     const int64_t id = reserve(key, version, scope);
     try {
-        std::vector<uint32_t> order(count);
-        for (uint32_t i = 0; i < count; ++i)
-            order[i] = i;
-        std::shuffle(order.begin(), order.end(), std::mt19937_64(std::random_device{}()));
-        std::atomic<size_t> next{0};
-        std::atomic<uint64_t> done{0};
-        std::mutex errorMutex;
-        std::exception_ptr error;
-        auto worker = [&] {
+        const Folder folder = d->layout->partsOfOrCreate(id);
+        // Each byte is read once. The writers take the parts in order, each
+        // into a slot of a ring: read, then CRC-32C and write (no sync: the
+        // parts are synced together before the commit); this thread hashes
+        // the slots in order as they are read, beside the writes, so the
+        // commit needs no second pass over the parts. A slot goes to the
+        // part `slots` further on once it is both written and hashed, so
+        // memory stays (threads + 2) parts whatever the file's size.
+        const int t = std::max(1, std::min<int>(threads, int(std::max<uint32_t>(count, 1))));
+        const uint32_t slots = std::min<uint32_t>(std::max<uint32_t>(count, 1), uint32_t(t) + 2);
+        struct Slot {
             std::vector<char> buf;
-            for (;;) {
-                const size_t k = next++;
-                if (k >= order.size())
-                    return;
-                try {
+            size_t size = 0;
+            uint32_t nextPart = 0;   // the part that may take the slot next
+            bool busy = false, read = false, written = false, hashed = false;
+        };
+        std::vector<Slot> ring(slots);
+        for (uint32_t k = 0; k < slots; ++k)
+            ring[k].nextPart = k;
+        std::vector<uint64_t> sizes(count);
+        std::vector<uint32_t> crcs(count, 0);
+        std::mutex mutex;
+        std::condition_variable changed;
+        uint32_t next = 0;
+        bool stop = false;
+        std::exception_ptr error;
+        auto release = [&](Slot& s, uint32_t part) {   // under mutex
+            if (s.written && s.hashed) {
+                s.busy = false;
+                s.nextPart = part + slots;
+                changed.notify_all();
+            }
+        };
+        auto failWith = [&](std::exception_ptr e) {
+            std::lock_guard g(mutex);
+            if (!error)
+                error = e;
+            stop = true;
+            changed.notify_all();
+        };
+        auto writer = [&] {
+            try {
+                for (;;) {
+                    uint32_t i = 0;
+                    Slot* s = nullptr;
+                    {
+                        std::unique_lock g(mutex);
+                        if (stop || next >= count)
+                            return;
+                        i = next++;
+                        s = &ring[i % slots];
+                        changed.wait(g, [&] { return stop || (!s->busy && s->nextPart == i); });
+                        if (stop)
+                            return;
+                        s->busy = true;
+                        s->read = s->written = s->hashed = false;
+                    }
                     if (job.isCancelled())
                         throw Cancelled();
-                    const uint32_t i = order[k];
                     const uint64_t off = uint64_t(i) * partSize;
                     const size_t n = size_t(std::min<uint64_t>(partSize, size - off));
-                    buf.resize(n);
-                    in.file().readAt(buf.data(), n, off);
-                    writePart(id, i, buf.data(), n);
-                    ++done;
-                } catch (...) {
-                    std::lock_guard g(errorMutex);
-                    if (!error)
-                        error = std::current_exception();
-                    next = order.size();
-                    return;
+                    if (s->buf.size() < n)
+                        s->buf.resize(n);
+                    in.file().readAt(s->buf.data(), n, off);
+                    s->size = n;
+                    {
+                        std::lock_guard g(mutex);
+                        s->read = true;
+                        changed.notify_all();
+                    }
+                    crcs[i] = crc32c(0, s->buf.data(), n);
+                    StoreLayout::writePartIn(folder, i, s->buf.data(), n);
+                    sizes[i] = n;
+                    std::lock_guard g(mutex);
+                    s->written = true;
+                    release(*s, i);
                 }
+            } catch (...) {
+                failWith(std::current_exception());
             }
         };
         std::vector<std::thread> pool;
-        const int t = std::max(1, std::min<int>(threads, int(std::max<uint32_t>(count, 1))));
-        for (int i = 0; i < t; ++i)
-            pool.emplace_back(worker);
-        while (done < count && !error) {
-            {
-                std::lock_guard g(errorMutex);
-                if (error)
-                    break;
+        for (int k = 0; k < t; ++k)
+            pool.emplace_back(writer);
+        Sha256 sha;
+        try {
+            for (uint32_t i = 0; i < count; ++i) {
+                Slot& s = ring[i % slots];
+                {
+                    std::unique_lock g(mutex);
+                    while (!stop && !(s.busy && s.nextPart == i && s.read)) {
+                        changed.wait_for(g, std::chrono::milliseconds(20));
+                        if (job.isCancelled() && !stop) {
+                            error = std::make_exception_ptr(Cancelled());
+                            stop = true;
+                            changed.notify_all();
+                        }
+                    }
+                    if (stop)
+                        break;
+                }
+                sha.update(s.buf.data(), s.size);
+                std::lock_guard g(mutex);
+                s.hashed = true;
+                release(s, i);
+                job.setStepProgress(i + 1, count);
             }
-            job.setStepProgress(done.load(), count);
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            if (next >= order.size())
-                break;
+        } catch (...) {
+            failWith(std::current_exception());
         }
         for (auto& th : pool)
             th.join();
@@ -396,7 +523,13 @@ EntryRow Store::putFile(const std::string& key, const std::string& path, Job& jo
             std::rethrow_exception(error);
         job.setStepProgress(1.0);
         job.checkCancel();
-        return commit(id, count);
+        uint64_t total = 0;
+        for (uint64_t n : sizes)
+            total += n;
+        const std::optional<Folder> listed = d->layout->partsOf(id);
+        checkPartsPresent(d->partsDir(id), listed, count);
+        syncWrittenParts(folder, count);
+        return d->commitSeen(requireUploading(*d, id), listed, sizes, crcs, total, hexOf(sha.finish()));
     } catch (...) {
         abortQuietly(*this, id);
         throw;

@@ -144,6 +144,12 @@ void File::sync()
         failErrno(path_, "fsync failed");
 }
 
+void File::syncData()
+{
+    if (::fdatasync(fd_) != 0)
+        failErrno(path_, "fdatasync failed");
+}
+
 void File::close()
 {
     if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0)

@@ -45,6 +45,7 @@ public:
     // blocking I/O".
     void setBlocking() const;
     void sync();
+    void syncData();   // fdatasync: the bytes and what reading them needs (size, extents)
     void close();
 
 private:

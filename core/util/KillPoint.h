@@ -36,6 +36,7 @@ constexpr const char* kMergeRemove = "merge remove";       // merge: committed, 
 constexpr const char* kPartRemoved = "part removed";       // after each part file is deleted
 constexpr const char* kOrphanRenamed = "orphan renamed";   // fsck --repair: a folder set aside, not yet deleted
 constexpr const char* kPutAppended = "put appended";       // putMerged: objects appended and synced, before its commit
+constexpr const char* kPartsWritten = "parts written";     // commit of parts: all written, before their one sync and the row
 } // namespace killpoints::store
 
 } // namespace cs

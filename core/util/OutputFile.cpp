@@ -374,7 +374,7 @@ void OutputFile::waitForRoom()
     }
 }
 
-void OutputFile::commit()
+void OutputFile::commit(Sync sync)
 {
     if (committed_)
         throw Error(path_ + ": internal error: output committed twice");
@@ -388,7 +388,10 @@ void OutputFile::commit()
     }
     if (::fchmod(file_.fd(), mode_t(finalMode_)) != 0)
         failErrno(path_, "cannot set the permissions of the new file");
-    file_.sync();
+    if (sync == Sync::Now)
+        file_.sync();
+    else
+        ::sync_file_range(file_.fd(), 0, 0, SYNC_FILE_RANGE_WRITE);   // a hint: its failure is the later fdatasync's
     if (tempName_.empty()) {
         // O_TMPFILE: give it a (random, fresh) name first; linkat never
         // replaces nor follows what is at the new name.
@@ -411,7 +414,8 @@ void OutputFile::commit()
         failErrno(path_, "cannot move the new file into place");
     tempName_.clear();
     committed_ = true;
-    folder_->sync();
+    if (sync == Sync::Now)
+        folder_->sync();
 }
 
 bool writesToStandardOutput(const std::string& path)

@@ -95,7 +95,13 @@ public:
     void writeAll(const void* data, size_t size);
     // Makes the output final: fsync, mode, rename over the target, fsync of
     // the folder (Replace); fsync where the file supports it (InPlace).
-    void commit();
+    // Sync::ByCaller (Replace only): the same without either fsync, after
+    // starting the file's writeback (sync_file_range): the caller makes the
+    // file and the folder durable before anything durable names it (a
+    // store's parts: fdatasync'd all together, and their folder once, before
+    // the entry row commits; see Store::commit).
+    enum class Sync { Now, ByCaller };
+    void commit(Sync sync = Sync::Now);
 
     // Tests: act as if the file system had no O_TMPFILE.
     static void forceNamedTemp(bool on);

@@ -366,7 +366,7 @@ private slots:
               {QStringLiteral("store"), QStringLiteral("put"), QStringLiteral("--wait"), QStringLiteral("%S"), QStringLiteral("unmerged-1"), in,
                QStringLiteral("--part-size"), QStringLiteral("32KiB"), QStringLiteral("--no-merge")},
               QStringLiteral("CACHESCOPE_STORE_KILL_AT"),
-              {QStringLiteral("replace remove"), QStringLiteral("part removed")},
+              {QStringLiteral("parts written"), QStringLiteral("replace remove"), QStringLiteral("part removed")},
               must,
               {{QStringLiteral("unmerged-1"), {entries_[QStringLiteral("unmerged-1")], replaceBytes_}}}};
         exercise(op);

@@ -29,7 +29,7 @@ namespace {
 using testsupport::ProcessResult;
 
 // The CLI with extra environment variables.
-ProcessResult cliWith(const QStringList& args, const QStringList& env)
+ProcessResult cliWith(const QStringList& args, const QStringList& env, const QByteArray& input = {})
 {
     QProcess p;
     QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
@@ -39,6 +39,8 @@ ProcessResult cliWith(const QStringList& args, const QStringList& env)
     p.start(QStringLiteral(CACHESCOPE_CLI), args);
     if (!p.waitForStarted(30000))
         return {-1, {}, "could not start the CLI"};
+    if (!input.isEmpty())
+        p.write(input);
     p.closeWriteChannel();
     p.waitForFinished(600000);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
@@ -228,6 +230,59 @@ private slots:
         QCOMPARE(testsupport::cli({"store", "fsck", f.dir, "--repair"}).exitCode, 0);
         const auto fsck = testsupport::cli({"store", "fsck", f.dir});
         QVERIFY2(fsck.exitCode == 0, fsck.out.constData());
+    }
+
+    // kill -9 of a put once its parts are all written, before their one
+    // sync and the commit (parts are no longer fsynced one by one): the
+    // upload is not committed, the old entry is still the one listed and
+    // restored, and the store fscks clean.
+    void killedPutBeforeItsCommitKeepsTheOldEntry_data()
+    {
+        QTest::addColumn<QStringList>("how");
+        QTest::newRow("file, merge behind") << QStringList{};
+        QTest::newRow("file, --no-merge") << QStringList{"--no-merge"};
+        QTest::newRow("stream") << QStringList{"-"};
+    }
+    void killedPutBeforeItsCommitKeepsTheOldEntry()
+    {
+        QFETCH(QStringList, how);
+        Fixture f;
+        QVERIFY(f.withUnmergedEntry());
+        const std::string old = testsupport::sha256OfFile(f.input);
+        const QByteArray other = testsupport::randomBytes(3 << 20, 28);
+        const QString otherFile = f.tmp.filePath("other");
+        QVERIFY(testsupport::writeFile(otherFile, other));
+        const bool stream = how == QStringList{"-"};
+        QStringList args{"store", "put", f.dir, "k", stream ? QStringLiteral("-") : otherFile};
+        if (!stream)
+            args += how;
+        const auto put = cliWith(args, {"CACHESCOPE_STORE_KILL_AT=parts written"}, stream ? other : QByteArray());
+        QVERIFY2(put.exitCode != 0, put.out.constData());
+        QVERIFY(holdersOf(f.lock()).isEmpty());
+        // The old entry, and the killed upload's row still 'uploading'.
+        const QJsonArray rows = QJsonDocument::fromJson(testsupport::cli({"store", "ls", f.dir, "--json"}).out).array();
+        QCOMPARE(rows.size(), 2);
+        QJsonObject e;
+        for (const auto& r : rows) {
+            if (r.toObject()["state"].toString() == QLatin1String("uploading"))
+                QCOMPARE(r.toObject()["size"].toInt(), 0);
+            else
+                e = r.toObject();
+        }
+        QCOMPARE(e["sha256"].toString().toStdString(), old);
+        QCOMPARE(e["state"].toString(), QStringLiteral("unmerged"));
+        const auto fsck = testsupport::cli({"store", "fsck", f.dir});
+        QVERIFY2(fsck.exitCode == 0, fsck.out.constData());
+        const auto get = testsupport::cli({"store", "get", f.dir, "k", f.out, "--wait"});
+        QVERIFY2(get.exitCode == 0, get.err.constData());
+        QCOMPARE(testsupport::sha256OfFile(f.out), old);
+        // Without the kill point the same put commits the new bytes.
+        QFile::remove(f.out);
+        const auto again = cliWith(args, {}, stream ? other : QByteArray());
+        QVERIFY2(again.exitCode == 0, again.err.constData());
+        QCOMPARE(testsupport::cli({"store", "merge", f.dir, "--wait-background"}).exitCode, 0);
+        QCOMPARE(testsupport::cli({"store", "get", f.dir, "k", f.out, "--wait"}).exitCode, 0);
+        QCOMPARE(testsupport::sha256OfFile(f.out), testsupport::sha256OfFile(otherFile));
     }
 
     // A merge that fails behind the command keeps its sentence in the row.
