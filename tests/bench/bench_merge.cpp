@@ -36,7 +36,7 @@
 // kernel's RT throttling leaves others 5 % meanwhile. Root only.
 // The default --dir is per process, so two runs at once do not share it.
 //
-//   bench_merge [--dir DIR] [--mib 800] [--n 16] [--reps 5] [--data text|half|words|words-half]
+//   bench_merge [--dir DIR] [--cli PATH] [--mib 800] [--n 16] [--reps 5] [--data text|half|words|words-half]
 //               [--only single,concurrent,put,warm] [--priority normal|fifo]
 #include "core/jobs/Job.h"
 #include "core/pack/FileLock.h"
@@ -246,7 +246,7 @@ struct Series {
     }
 };
 
-const std::string cli = CACHESCOPE_CLI;
+std::string cli = CACHESCOPE_CLI;   // --cli: another tree's build, to compare old and new in one way
 const std::string zstd = ZSTD_PROGRAM;
 
 void single(const std::string& base, size_t mib, int reps, bool half)
@@ -530,6 +530,7 @@ int main(int argc, char** argv)
     CLI::App app{"First restore, put, merge and warm restore against zstd and cat on the same bytes (issue 11)",
                  "bench_merge"};
     app.add_option("--dir", base, "work folder (default: one per process under /dev/shm)");
+    app.add_option("--cli", cli, "the cachescope-cli to measure (default: this build's)")->capture_default_str();
     app.add_option("--mib", mib, "MiB of the single entry (1 MiB parts)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
     app.add_option("--n", n, "concurrent entries of 96 x 1 MiB")->check(CLI::PositiveNumber)->capture_default_str();
     app.add_option("--reps", reps, "repetitions (medians)")->check(CLI::PositiveNumber)->capture_default_str();
@@ -545,7 +546,7 @@ int main(int argc, char** argv)
     try {
         fs::remove_all(base);
         fs::create_directories(base);
-        std::printf("bench_merge: %s, %u hardware threads, files in %s, priority %s\n", CACHESCOPE_CLI,
+        std::printf("bench_merge: %s, %u hardware threads, files in %s, priority %s\n", cli.c_str(),
                     std::thread::hardware_concurrency(), base.c_str(), fifoPriority ? "SCHED_FIFO" : "normal");
         if (only.find("single") != std::string::npos)
             single(base, mib, reps, half);
