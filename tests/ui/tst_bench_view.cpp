@@ -137,9 +137,15 @@ private Q_SLOTS:
         QTest::qWait(100);  // the first layout and paint are not part of the run
         QAbstractItemModelTester t1(const_cast<ui::HistoryModel*>(doc.historyModel()), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester t2(const_cast<ui::ResultTableModel*>(doc.resultModel()), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        // The finished run's summary is drawn by one replot, at its final
+        // size (a scroll bar that appeared a turn later cost a second one).
+        int summaryReplots = 0;
+        connect(doc.summary(), &QCustomPlot::afterReplot, this, [&] { summaryReplots += doc.summary()->pairCount() > 0; });
         const qint64 id = runTiny(doc, &monitor, &busy);
         QVERIFY2(id > 0, "the snapshot scenario did not finish as done");
         const int stall = monitor.longestStallMs();
+        QTest::qWait(50);
+        QCOMPARE(summaryReplots, 1);
         // The live timer drew samples while the scenario ran.
         QVERIFY(doc.liveSamplesReceived() > 0);
         QVERIFY(doc.plot()->pointCount(QStringLiteral("RSS MB")) > 0);
@@ -377,6 +383,35 @@ private Q_SLOTS:
         QVERIFY(doc.exportSamplesCsv(csv, &error));
         const auto lines = testsupport::readFile(csv).trimmed().split('\n');
         QCOMPARE(size_t(lines.size()), doc.shownRuns()[0].samples.size() + doc.shownRuns()[1].samples.size() + 1);
+    }
+
+    // A replot draws the plot's buffers and asks for a paint; the paint
+    // comes on a later event, not inside the replot (QCustomPlot's default,
+    // phImmediateRefresh, flushed the whole window's dirty region there).
+    void replotsDoNotPaintInside()
+    {
+        ui::BenchmarkDocument doc(historyPath());
+        doc.resize(1200, 800);
+        doc.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&doc));
+        const auto runs = cs::BenchHistory::openFile(historyPath().toStdString()).list("snapshot");
+        QVERIFY(!runs.empty());
+        QVERIFY(doc.showRun(runs.front().id));
+        QTest::qWait(50);
+        struct PaintCount : QObject {
+            int paints = 0;
+            bool eventFilter(QObject*, QEvent* e) override { paints += e->type() == QEvent::Paint; return false; }
+        } count;
+        // The summary's tab is the one shown (a hidden plot never paints).
+        for (QCustomPlot* plot : {static_cast<QCustomPlot*>(doc.summary())}) {
+            QVERIFY(plot->isVisible());
+            plot->installEventFilter(&count);
+            count.paints = 0;
+            plot->replot();
+            QCOMPARE(count.paints, 0);
+            QTRY_VERIFY(count.paints > 0);
+            plot->removeEventFilter(&count);
+        }
     }
 
     // A million samples arriving at once are drawn over many ticks of at most

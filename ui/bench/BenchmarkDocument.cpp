@@ -110,6 +110,11 @@ BenchmarkDocument::BenchmarkDocument(const QString& historyPath, QWidget* parent
     summaryScroll_->setWidget(summary_);
     summaryScroll_->setWidgetResizable(true);
     summaryScroll_->setFrameShape(QFrame::NoFrame);
+    // A summary is taller than the pane at most sizes. With the scroll bar
+    // shown as needed, it appeared a turn after a new summary was laid out
+    // (QAbstractScrollArea shows it from a queued call), narrowed the chart
+    // and cost a second full replot, 7-10 ms (issue 25).
+    summaryScroll_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
     charts_->addTab(summaryScroll_, tr("Summary"));
     charts_->addTab(plot_, tr("Timeline"));
     results_ = new ResultTableModel(this);
