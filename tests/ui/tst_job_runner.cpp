@@ -6,12 +6,14 @@
 #include "core/util/Error.h"
 #include "ui/jobs/JobProgressWidget.h"
 #include "ui/jobs/JobRunner.h"
+#include "ui/jobs/StatusText.h"
 
 #include <QApplication>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSemaphore>
+#include <QVBoxLayout>
 #include <QSignalSpy>
 #include <QThread>
 
@@ -169,6 +171,53 @@ private Q_SLOTS:
         QVERIFY(finished.wait(20000));
         QVERIFY(outcomeAt(finished, 0).cancelled());
         QVERIFY(!widget.isVisible());
+    }
+
+    // A job's progress repaints its line, and never asks the view holding it
+    // for a new layout: with a QLabel every tick re-laid out the view, each
+    // word-wrapped label asked its height for its width (issue 26's stall).
+    void progressTicksDoNotRelayOutTheView()
+    {
+        struct LayoutRequests : QObject {
+            int count = 0;
+            bool eventFilter(QObject*, QEvent* e) override
+            {
+                if (e->type() == QEvent::LayoutRequest)
+                    ++count;
+                return false;
+            }
+        } requests;
+        QWidget view;
+        auto* layout = new QVBoxLayout(&view);
+        auto* header = new QLabel(QStringLiteral("<b>an entry</b> with a header long enough to wrap over lines"), &view);
+        header->setWordWrap(true);
+        layout->addWidget(header);
+        ui::JobRunner runner;
+        auto* widget = new ui::JobProgressWidget(&view);
+        widget->attach(&runner);
+        layout->addWidget(widget);
+        view.resize(400, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy progress(&runner, &ui::JobRunner::progress);
+        QSignalSpy finished(&runner, &ui::JobRunner::finished);
+        std::atomic<bool> stop{false};
+        runner.start(QStringLiteral("ticking"), [&stop](cs::Job& job) {
+            for (int i = 0; i < 60000 && !stop; ++i) {
+                job.setStepProgress(double(i) / 60000.0);
+                std::this_thread::sleep_for(1ms);
+            }
+        });
+        QVERIFY(progress.wait(20000));
+        QTest::qWait(50);   // the start's own layout (the widget is shown)
+        view.installEventFilter(&requests);
+        const QString before = widget->label()->text();
+        const int ticks = int(progress.count());
+        QTRY_VERIFY(progress.count() >= ticks + 5 && widget->label()->text() != before);
+        QTest::qWait(50);
+        QCOMPARE(requests.count, 0);
+        stop = true;
+        QVERIFY(finished.wait(20000));
     }
 
     void destructorWaitsForTheWorker()

@@ -1,24 +1,22 @@
 #include "ui/jobs/JobProgressWidget.h"
 
 #include "ui/jobs/JobRunner.h"
+#include "ui/jobs/StatusText.h"
 
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 
 namespace ui {
 
 JobProgressWidget::JobProgressWidget(QWidget* parent)
-    : QWidget(parent), label_(new QLabel(this)), bar_(new QProgressBar(this)), cancel_(new QPushButton(tr("Cancel"), this))
+    : QWidget(parent), label_(new StatusText(this)), bar_(new QProgressBar(this)), cancel_(new QPushButton(tr("Cancel"), this))
 {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     bar_->setRange(0, 1000);
     bar_->setTextVisible(false);
     bar_->setMaximumWidth(320);
-    label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    label_->setMinimumWidth(label_->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 12);
     layout->addWidget(label_, 1);
     layout->addWidget(bar_, 1);
     layout->addWidget(cancel_);
@@ -53,8 +51,7 @@ void JobProgressWidget::showStatus(const cs::JobStatus& status)
 {
     bar_->setValue(int(status.fraction * 1000));
     if (cancel_->isEnabled()) {
-        label_->setText(JobRunner::describe(status));
-        label_->setToolTip(label_->text());
+        label_->setText(JobRunner::describe(status));   // its tooltip too
     }
 }
 

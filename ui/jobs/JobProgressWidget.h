@@ -1,12 +1,12 @@
 // A progress bar (0..1000) with the job's step and time left, and a Cancel
 // button, for a view to embed above its content. Shows itself when the
 // attached runner starts a job and hides when the job ends. The text never
-// widens the widget (it is clipped, the whole of it in the tooltip), so the
-// Cancel button and the layout around it stay put while a job reports.
+// widens the widget nor asks for a new layout (StatusText: elided, the whole
+// of it in the tooltip), so the Cancel button and the view around it stay
+// put while a job reports.
 #pragma once
 #include <QWidget>
 
-class QLabel;
 class QProgressBar;
 class QPushButton;
 
@@ -14,6 +14,7 @@ namespace cs { struct JobStatus; }
 
 namespace ui {
 class JobRunner;
+class StatusText;
 
 class JobProgressWidget : public QWidget {
     Q_OBJECT
@@ -25,13 +26,13 @@ public:
     void setKeepSpaceWhenHidden(bool keep);
 
     QProgressBar* bar() const { return bar_; }
-    QLabel* label() const { return label_; }
+    StatusText* label() const { return label_; }
     QPushButton* cancelButton() const { return cancel_; }
 
 private:
     void showStatus(const cs::JobStatus& status);
 
-    QLabel* label_;
+    StatusText* label_;
     QProgressBar* bar_;
     QPushButton* cancel_;
 };
