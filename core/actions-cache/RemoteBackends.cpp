@@ -46,7 +46,7 @@ ModuleName nameOf(Backend b)
     switch (b) {
     case Backend::Postgres: return {"cachescope-postgres.so", "PostgreSQL support", "postgres"};
     case Backend::Mysql: return {"cachescope-mysql.so", "MySQL/MariaDB support", "mysql"};
-    case Backend::S3: return {"cachescope-s3.so", "S3 support", "s3"};
+    case Backend::S3: return {"cachescope-s3.so", "S3 and Google Cloud Storage support", "s3"};   // gs:// too
     }
     return {"", "", ""};
 }

@@ -11,7 +11,7 @@
 //   frame's header before it decodes it);
 // - repetition: the decoded bytes (zstd; other formats as stored) cut by
 //   the native store's content-defined chunker (core/store/Chunker.h), each
-//   chunk fingerprinted with a 64-bit hash; a chunk is sampled when its
+//   chunk fingerprinted with XXH64 (core/util/Xxh64.h); a chunk is sampled when its
 //   fingerprint falls below the threshold: every chunk to start (exact while
 //   the budget holds them: 64 MiB of the default 256 keep 1.4 million, a
 //   terabyte of 1 MiB chunks), then half, a quarter, ... of the range.
@@ -25,6 +25,7 @@
 // left out of the repetition figures.
 #pragma once
 #include "core/actions-cache/ActionsCache.h"
+#include "core/store/Chunker.h"
 
 #include <cstdint>
 #include <map>
@@ -40,7 +41,9 @@ namespace cs::entries {
 
 class RepetitionPass {
 public:
-    explicit RepetitionPass(uint64_t memoryBudget);
+    // chunker: the chunks of the native store the estimate is for (a store's
+    // StoreOptions::chunker; keep the default, as real stores do).
+    explicit RepetitionPass(uint64_t memoryBudget, const store::ChunkerParams& chunker = {});
     ~RepetitionPass();
 
     // Reads one entry's blob through storage. Throws cs::Error naming the

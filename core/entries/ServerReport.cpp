@@ -190,7 +190,7 @@ ServerReport buildServerReport(ActionsCache& cache, const ReportOptions& options
 
     // The decode pass: each blob once, bytes for the progress.
     job.beginStep(3);
-    RepetitionPass pass(options.memoryBytes);
+    RepetitionPass pass(options.memoryBytes, options.chunker);
     uint64_t done = 0;
     index.forEachEntry(
         [&](const ActionsEntry& e) {

@@ -20,6 +20,7 @@
 #pragma once
 #include "core/actions-cache/ActionsCache.h"
 #include "core/actions-cache/SizeIndex.h"
+#include "core/store/Chunker.h"
 #include "core/util/Json.h"
 
 #include <cstdint>
@@ -52,6 +53,9 @@ struct ReportOptions {
     bool fullScan = false;                // rescan every folder (S3: finds new orphans)
     int64_t nowMs = 0;                    // 0: the clock
     size_t retentionList = kDefaultRetentionList;   // past_retention.list: the oldest this many
+    // The native store's chunks the repetition estimate is for: a real
+    // store's default (tests cut small chunks to sample thousands of them).
+    store::ChunkerParams chunker;
 };
 
 struct GroupFigure {

@@ -19,6 +19,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -62,6 +63,34 @@ uint64_t blobBytes(const QString& folder, bool merged)
     if (merged)
         return findBytes(folder + "/merged");
     return QDir(folder + "/parts").exists() ? findBytes(folder + "/parts") : 0;
+}
+
+// The exact repetition figure, made without the report's code: the
+// store's chunker over each blob, SHA-256 per chunk, the bytes of the
+// distinct chunks.
+struct ExactChunks {
+    uint64_t total = 0, unique = 0;
+    std::set<std::string> distinct;
+};
+ExactChunks exactChunks(const QVector<QByteArray>& blobs, const store::ChunkerParams& params = {})
+{
+    ExactChunks x;
+    for (const QByteArray& b : blobs) {
+        store::Chunker c(params);
+        const auto* p = reinterpret_cast<const uint8_t*>(b.constData());
+        size_t n = size_t(b.size()), start = 0, at = 0;
+        while (at < n) {
+            bool cut = false;
+            at += c.feed(p + at, n - at, cut);
+            if (cut || at == n) {
+                if (x.distinct.insert(Sha256::hex(Sha256::of(p + start, at - start))).second)
+                    x.unique += at - start;
+                x.total += at - start;
+                start = at;
+            }
+        }
+    }
+    return x;
 }
 
 ServerReport reportOf(const ActionsCacheFixture& f, int retentionDays, size_t retentionList = kDefaultRetentionList)
@@ -376,6 +405,90 @@ private slots:
         }
         QCOMPARE(res.newChunks, uint64_t(rawDistinct.size()));
         QCOMPARE(distinct.size(), rawDistinct.size());   // the zstd entry decodes to R0R1: nothing new
+    }
+
+    // The sampling path: small chunks (2 KiB minimum, 8 KiB average) over
+    // 112 MiB of blobs of known overlap, and a --memory whose quarter holds
+    // fewer fingerprints than there are distinct chunks, so the sample
+    // halves its range. The estimate is within its own error and within 5 %
+    // of the exact figure (the same chunker and SHA-256 per chunk, computed
+    // here); import into a store cutting the same chunks confirms the exact
+    // figure (its new chunks' bytes).
+    void repetitionSampledIsWithinItsErrorOfTheExactFigure()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        f.exec("DELETE FROM cache_entries; DELETE FROM storage_locations; DELETE FROM uploads");
+        for (const QString& folder : QDir(f.storageDir()).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            QVERIFY(QDir(f.storageDir() + "/" + folder).removeRecursively());
+        const int run = 8 << 20;
+        QVector<QByteArray> r;
+        for (int i = 0; i < 5; ++i)
+            r.push_back(testsupport::randomBytes(run, 900 + uint64_t(i)));
+        const QVector<QByteArray> blobs{r[0] + r[1], r[0] + r[2], r[1] + r[2], r[3], r[3] + r[4], r[0] + r[4] + r[2]};
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        for (int i = 0; i < blobs.size(); ++i) {
+            const QString folder = QString::number(3000 + i);
+            QDir().mkpath(f.storageDir() + "/" + folder);
+            QVERIFY(testsupport::writeFile(f.storageDir() + "/" + folder + "/merged", blobs[i]));
+            f.exec(QString("INSERT INTO storage_locations VALUES ('l%1', '%2', 1, %3, %3, %3, NULL);"
+                           "INSERT INTO cache_entries (id, key, version, updatedAt, locationId, scope, repoId) VALUES "
+                           "('e%1', 'gen-%1', 'v', %3, 'l%1', 'refs/heads/main', '1')")
+                       .arg(i).arg(folder).arg(now));
+        }
+        store::ChunkerParams small;
+        small.minSize = 2 << 10;
+        small.avgSize = 8 << 10;
+        small.maxSize = 32 << 10;
+        const ExactChunks exact = exactChunks(blobs, small);
+        ReportOptions options;
+        options.chunker = small;
+        options.memoryBytes = 384 << 10;   // a quarter: 2,048 fingerprints of 48 B
+        QVERIFY(exact.distinct.size() > options.memoryBytes / 4 / 48);   // more chunks than the sample holds
+
+        auto cache = ActionsCache::open(resolveDataDir(f.dataDir().toStdString()));
+        Job job("report");
+        job.start();
+        const ServerReport rep = buildServerReport(*cache, options, job);
+        QVERIFY(rep.repetitionUnique.has_value());
+        QCOMPARE(*rep.repetitionTotal, exact.total);
+        QVERIFY2(rep.samplingRate < 1.0, qPrintable(QString::number(rep.samplingRate)));   // the path under test
+        const double off = double(*rep.repetitionUnique) - double(exact.unique);
+        const QString what = QString("estimate %1 of exact %2 (error %3, rate %4, %5 distinct chunks)")
+                                 .arg(*rep.repetitionUnique)
+                                 .arg(exact.unique)
+                                 .arg(*rep.repetitionError)
+                                 .arg(rep.samplingRate)
+                                 .arg(exact.distinct.size());
+        qInfo("%s", qPrintable(what));
+        QVERIFY2(std::fabs(off) <= double(*rep.repetitionError), qPrintable(what));
+        QVERIFY2(std::fabs(off) <= 0.05 * double(exact.unique), qPrintable(what));
+        QVERIFY2(*rep.repetitionError > 0 && *rep.repetitionError <= exact.unique / 10, qPrintable(what));
+        QVERIFY(exact.unique < exact.total * 3 / 4);   // the overlap is there to find
+
+        QTemporaryDir target;
+        store::StoreOptions so;
+        so.chunker = small;
+        auto st = store::Store::init(target.filePath("store").toStdString(), so);
+        Job imp("import");
+        imp.start();
+        std::vector<std::string> ids;
+        for (int i = 0; i < blobs.size(); ++i)
+            ids.push_back("e" + std::to_string(i));
+        const auto res = cache->importInto(*st, ids, "actions", 1 << 20, false, imp);
+        QCOMPARE(res.newChunks, uint64_t(exact.distinct.size()));
+        sqlite3* h = nullptr;
+        QCOMPARE(sqlite3_open_v2(target.filePath("store/catalog.db").toUtf8().constData(), &h, SQLITE_OPEN_READONLY,
+                                 nullptr),
+                 SQLITE_OK);
+        sqlite3_stmt* q = nullptr;
+        uint64_t stored = 0;
+        if (sqlite3_prepare_v2(h, "SELECT coalesce(sum(raw_size), 0) FROM chunks", -1, &q, nullptr) == SQLITE_OK
+            && sqlite3_step(q) == SQLITE_ROW)
+            stored = uint64_t(sqlite3_column_int64(q, 0));
+        sqlite3_finalize(q);
+        sqlite3_close(h);
+        QCOMPARE(stored, exact.unique);
     }
 };
 

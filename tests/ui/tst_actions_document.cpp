@@ -44,6 +44,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <vector>
 
 #include <set>
 
@@ -209,6 +210,44 @@ private Q_SLOTS:
         QTRY_COMPARE(proxy->rowCount(), 2);
         doc->browser()->filterEdit()->clear();
         QTRY_COMPARE(proxy->rowCount(), 5);
+    }
+
+    // A query's first page is shown before its matching count is read (a
+    // count goes over every entry), and the count label follows the count:
+    // the filter's page, then "46 of 450"; the size order's page, then its
+    // count.
+    void theFirstPageComesBeforeItsCount()
+    {
+        ServerData s;
+        addPagedEntries(s);
+        ui::MainWindow w;
+        ActionsDocument* doc = openIn(w, s.dir);
+        QVERIFY2(doc, qPrintable(w.lastError()));
+        ui::ActionsBrowser* b = doc->browser();
+        ActionsEntryModel* m = b->model();
+        std::vector<QString> events;
+        connect(m, &ActionsEntryModel::pageFetched, this, [&](bool ok) {
+            events.push_back(QStringLiteral("page") + (m->matchingEntries() ? QStringLiteral(" counted") : QString())
+                             + (ok ? QString() : QStringLiteral(" failed")));
+        });
+        connect(m, &ActionsEntryModel::countFetched, this, [&] { events.push_back(QStringLiteral("count")); });
+        b->filterEdit()->setText(QStringLiteral("paged-key-04"));   // debounced
+        QTRY_VERIFY_WITH_TIMEOUT(m->query().keyContains == "paged-key-04" && m->matchingEntries().has_value()
+                                     && !m->isFetching(),
+                                 10000);
+        QCOMPARE(events, (std::vector<QString>{"page", "count"}));
+        QCOMPARE(*m->matchingEntries(), uint64_t(46));
+        QVERIFY2(b->countText().contains(QStringLiteral("46 of 450")), qPrintable(b->countText()));
+        b->filterEdit()->clear();
+        QTRY_VERIFY_WITH_TIMEOUT(m->isDefaultQuery() && !m->isFetching(), 10000);
+        events.clear();
+        b->table()->sortByColumn(ActionsEntryModel::Size, Qt::DescendingOrder);
+        QCOMPARE(m->query().order, cs::actions::EntryOrder::SizeLargest);
+        QTRY_VERIFY_WITH_TIMEOUT(m->matchingEntries().has_value() && !m->isFetching(), 20000);
+        QVERIFY(events.size() >= 2);
+        QCOMPARE(events[0], QStringLiteral("page"));
+        QCOMPARE(events[1], QStringLiteral("count"));
+        QCOMPARE(*m->matchingEntries(), uint64_t(450));
     }
 
     void filterAndSortRunInTheCatalogOverEveryEntry()

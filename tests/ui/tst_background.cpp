@@ -6,6 +6,7 @@
 // the GUI thread in order, and never to an owner that is gone.
 #include "common/TestSupport.h"
 #include "ui/jobs/Background.h"
+#include "ui/jobs/WorkerPool.h"
 
 #include <QApplication>
 #include <QEventLoop>
@@ -82,7 +83,26 @@ private slots:
         background.run([] { return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())); },
                        [&](int n) { nice = n; });
         QTRY_VERIFY(nice.has_value());
-        QVERIFY2(*nice >= std::max(10, gui), qPrintable(QString::number(*nice)));
+        QVERIFY2(*nice >= std::min(19, gui + 10), qPrintable(QString::number(*nice)));
+    }
+
+    // Relative to the nice value a thread starts with: a GUI run under
+    // `nice -n 10` gets its workers at 19, not level with it at 10.
+    void theLowerPriorityIsBelowTheStartingOne()
+    {
+        for (const int start : {0, 5, 10, 12, 19}) {
+            int after = -100;
+            std::thread t([&] {
+                const id_t self = static_cast<id_t>(::gettid());
+                if (::getpriority(PRIO_PROCESS, self) <= start)
+                    ::setpriority(PRIO_PROCESS, self, start);   // raising a nice value needs no right
+                const int begun = ::getpriority(PRIO_PROCESS, self);
+                ui::lowerThisThreadsPriority();
+                after = ::getpriority(PRIO_PROCESS, self) - std::min(19, begun + 10);
+            });
+            t.join();
+            QVERIFY2(after == 0, qPrintable(QStringLiteral("from %1: %2 off").arg(start).arg(after)));
+        }
     }
 
     void resultsAndReportsArriveOnTheGuiThreadInOrder()

@@ -3,6 +3,7 @@
 // the exports parse back (PNG, PDF, SVG with the series' paths, CSV, JSON),
 // a million live points are drawn a bounded batch per tick, and the GUI
 // thread's longest busy spell is printed.
+#include "common/BusyProbe.h"
 #include "common/LoadAverage.h"
 #include "common/TestSupport.h"
 
@@ -32,57 +33,12 @@
 #include <thread>
 #include <time.h>
 
-// The GUI thread's CPU time between two 10 ms heartbeats: how long it was
-// busy without coming back to the event loop. Unlike the StallMonitor's
-// lateness, it does not count time the thread waited for a CPU on a loaded
-// machine.
-// It also measures each turn of the event loop, from one wait of the
-// dispatcher to the next, in the thread's CPU time: input that arrives meanwhile
-// waits for the whole turn, so the longest turn is the stall a user feels,
-// the figure the heartbeat approximates on an idle machine.
-class BusyProbe : public QObject {
-public:
-    BusyProbe()
-    {
-        connect(&timer_, &QTimer::timeout, this, [this] {
-            const double cpu = threadCpuMs();
-            longest_ = std::max(longest_, cpu - last_);
-            last_ = cpu;
-        });
-        timer_.start(10);
-        last_ = threadCpuMs();
-        // Blocking costs no CPU: between two waits, the thread's CPU time
-        // is the work of one turn (posted events, timers, input).
-        connect(QAbstractEventDispatcher::instance(), &QAbstractEventDispatcher::aboutToBlock, this, [this] {
-            const double cpu = threadCpuMs();
-            longestTurn_ = std::max(longestTurn_, cpu - lastWait_);
-            lastWait_ = cpu;
-        });
-    }
-    void reset() { longest_ = longestTurn_ = 0; last_ = lastWait_ = threadCpuMs(); }
-    double longestMs() const { return longest_; }
-    double longestTurnMs() const { return longestTurn_; }
-
-private:
-    static double threadCpuMs()
-    {
-        timespec ts{};
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
-    }
-    QTimer timer_;
-    double last_ = 0;
-    double longest_ = 0;
-    double lastWait_ = 0;
-    double longestTurn_ = 0;
-};
-
 // How long the GUI thread was busy at once and how late its heartbeat was:
 // figures printed for the reader, not asserted (a test asserts the work the
 // GUI thread is given, not a time, which depends on the machine's load and
 // build). tests/ui measure responsiveness by structure: work bounded per
 // event-loop turn, long work off the GUI thread.
-static void reportStalls(int stallMs, const BusyProbe& busy, const char* what)
+static void reportStalls(int stallMs, const testsupport::BusyProbe& busy, const char* what)
 {
     qInfo("GUI thread busy at most %.1f ms at once (longest event-loop turn %.1f ms of CPU), heartbeat at most %d ms "
           "late %s (load %s)",
@@ -96,7 +52,7 @@ private:
     QTemporaryDir tmp_;
     QString historyPath() const { return tmp_.path() + QStringLiteral("/history.db"); }
 
-    qint64 runTiny(ui::BenchmarkDocument& doc, ui::StallMonitor* monitor = nullptr, BusyProbe* busy = nullptr)
+    qint64 runTiny(ui::BenchmarkDocument& doc, ui::StallMonitor* monitor = nullptr, testsupport::BusyProbe* busy = nullptr)
     {
         doc.selectScenario(QStringLiteral("snapshot"));
         doc.setParam(QStringLiteral("populated"), QStringLiteral("6MiB"));
@@ -129,7 +85,7 @@ private Q_SLOTS:
     {
         ui::StallMonitor monitor;
         monitor.start();
-        BusyProbe busy;
+        testsupport::BusyProbe busy;
         ui::BenchmarkDocument doc(historyPath());
         doc.resize(1300, 850);
         doc.show();
@@ -428,7 +384,7 @@ private Q_SLOTS:
         doc.plot()->setWindowSeconds(0);
         ui::StallMonitor monitor;
         monitor.start();
-        BusyProbe busy;
+        testsupport::BusyProbe busy;
         const char* series[] = {"RSS MB", "CPU cores", "throughput MB/s", "done MB"};
         std::vector<cs::Sample> batch;
         const int perSeries = 250000;

@@ -150,6 +150,7 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
         onCurrentChanged();
         updateCountLabel();
     });
+    connect(model_, &ActionsEntryModel::countFetched, this, &ActionsBrowser::updateCountLabel);
     connect(model_, &ActionsEntryModel::pageFetched, this, [this](bool ok, const QString& error) {
         if (!ok)
             count_->setText(tr("Reading entries failed: %1").arg(error));

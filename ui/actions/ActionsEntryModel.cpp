@@ -9,25 +9,26 @@
 #include <QColor>
 
 #include <algorithm>
+#include <utility>
 
 namespace ui {
 
-// A page, and with the first page of a query its matching count.
+// A page of the query.
 struct QueryPage {
     cs::actions::ActionsEntryPage page;
-    std::optional<uint64_t> matching;
     bool rescanNext = false;   // an index page: rescan the index next
-    bool replace = false;      // a rescanned first page: replaces the rows
-    bool rescanOnly = false;   // a rescan that changed nothing
 };
 using PagePtr = std::shared_ptr<QueryPage>;
 
-ActionsEntryModel::ActionsEntryModel(QObject* parent) : QAbstractTableModel(parent), fetcher_(new JobRunner(this))
+ActionsEntryModel::ActionsEntryModel(QObject* parent)
+    : QAbstractTableModel(parent), fetcher_(new JobRunner(this)), counter_(new JobRunner(this)), rescanner_(new JobRunner(this))
 {
-    connect(fetcher_, &JobRunner::finished, this, [this](const JobOutcome& outcome) {
-        if (outcome.failed())
-            Q_EMIT pageFetched(false, outcome.message);
-    });
+    for (JobRunner* r : {fetcher_, counter_, rescanner_})
+        connect(r, &JobRunner::finished, this, [this](const JobOutcome& outcome) {
+            if (outcome.failed())
+                Q_EMIT pageFetched(false, outcome.message);
+        });
+    connect(rescanner_, &JobRunner::finished, this, [this] { rescanPending_ = false; });
 }
 
 void ActionsEntryModel::setLocation(ActionsDataLocation where)
@@ -35,10 +36,17 @@ void ActionsEntryModel::setLocation(ActionsDataLocation where)
     where_ = std::move(where);
 }
 
+void ActionsEntryModel::cancelReads()
+{
+    fetcher_->cancel();
+    counter_->cancel();
+    rescanner_->cancel();
+}
+
 void ActionsEntryModel::setSnapshot(ActionsSnapshotPtr snapshot)
 {
-    fetcher_->cancel();   // a page of the previous read would not continue this one
-    rescanned_ = false;
+    cancelReads();   // a page of the previous read would not continue this one
+    rescanned_ = rescanPending_ = replaceNext_ = false;
     beginResetModel();
     snapshot_ = std::move(snapshot);
     // The read's rows are the default query's; another query reads its own.
@@ -58,7 +66,11 @@ void ActionsEntryModel::setQuery(const cs::actions::EntryQuery& query)
     query_ = query;
     if (!snapshot_)
         return;
+    // The rescan goes on (it is of the data, not of the query) unless this
+    // query is the default one, which reads nothing from the index.
     fetcher_->cancel();
+    counter_->cancel();
+    replaceNext_ = false;
     beginResetModel();
     rows_.clear();
     next_.reset();
@@ -85,46 +97,65 @@ std::optional<uint64_t> ActionsEntryModel::matchingEntries() const
 
 void ActionsEntryModel::readFirstPage()
 {
-    // An order only the size index gives: its first page at once from the
-    // index (a first scan when there is none); then, once per read of the
-    // data, a rescan, whose changes, if any, replace the rows with the
-    // refreshed first page.
+    // The first page at once, and only then its matching count (a count of
+    // a filter or of the size index goes over every entry: hundreds of ms at
+    // a million), on a runner of its own. An order only the size index
+    // gives reads the index (a first scan when there is none); then, once
+    // per read of the data, a rescan on a third runner, whose changes, if
+    // any, replace the rows with the refreshed first page. Pages keep
+    // coming while the rescan runs (its transaction does not block readers
+    // of the index in WAL mode).
     const bool indexed = !cs::actions::catalogServes(query_);
-    fetcher_->start(tr("Reading entries"), [paths = where_.paths, query = query_,
-                                             rescan = indexed && !rescanned_](cs::Job& job) {
+    const bool rescan = indexed && !rescanned_ && !rescanPending_;
+    fetcher_->start(tr("Reading entries"), [paths = where_.paths, query = query_, rescan](cs::Job& job) {
         auto cache = openActionsForReading(paths);
         auto result = std::make_shared<QueryPage>();
         if (rescan && !cache->sizeIndex().built())
             cache->refreshIndex(&job);   // the first scan, with progress and cancel
         else
             result->rescanNext = rescan;
-        result->matching = cache->entryCount(query);
         job.checkCancel();
         result->page = cache->entriesPage(query, std::nullopt, kActionsPageSize, &job);
         return result;
-    }, [this](PagePtr result) { addPage(std::move(result)); });
+    }, [this](PagePtr result) {
+        addPage(std::move(result));
+        countMatching();
+    });
+}
+
+void ActionsEntryModel::countMatching()
+{
+    counter_->start(tr("Counting entries"), [paths = where_.paths, query = query_](cs::Job&) {
+        auto cache = openActionsForReading(paths);
+        return cache->entryCount(query);
+    }, [this](uint64_t matching) {
+        matching_ = matching;
+        Q_EMIT countFetched();
+    });
 }
 
 void ActionsEntryModel::rescanIndex()
 {
-    fetcher_->start(tr("Rescanning the size index"), [paths = where_.paths, query = query_](cs::Job& job) {
+    rescanPending_ = true;
+    rescanner_->start(tr("Rescanning the size index"), [paths = where_.paths](cs::Job& job) {
         auto cache = openActionsForReading(paths);
-        auto result = std::make_shared<QueryPage>();
         const auto st = cache->refreshIndex(&job);
-        if (st.rowsRead > 0 || st.entriesDeleted > 0 || st.foldersListed > 0) {
-            result->replace = true;
-            result->matching = cache->entryCount(query);
-            result->page = cache->entriesPage(query, std::nullopt, kActionsPageSize, &job);
-        } else {
-            result->rescanOnly = true;
+        return st.rowsRead > 0 || st.entriesDeleted > 0 || st.foldersListed > 0;   // the index changed
+    }, [this](bool changed) {
+        rescanned_ = true;   // once per read of the data (a cancelled rescan left the index as it was)
+        // Changes: the query's rows again from the refreshed index.
+        if (changed && !isDefaultQuery() && !cs::actions::catalogServes(query_)) {
+            fetcher_->cancel();
+            counter_->cancel();
+            replaceNext_ = true;
+            readFirstPage();
         }
-        return result;
-    }, [this](PagePtr result) { addPage(std::move(result)); });
+    });
 }
 
 bool ActionsEntryModel::isFetching() const
 {
-    return fetcher_->isRunning();
+    return fetcher_->isRunning() || counter_->isRunning() || rescanner_->isRunning();
 }
 
 bool ActionsEntryModel::canFetchMore(const QModelIndex& parent) const
@@ -146,17 +177,15 @@ void ActionsEntryModel::fetchMore(const QModelIndex& parent)
 
 void ActionsEntryModel::addPage(PagePtr result)
 {
-    if (result->replace || result->rescanOnly)
-        rescanned_ = true;   // once per read of the data (a cancelled rescan left the index as it was)
-    if (result->replace) {
+    if (std::exchange(replaceNext_, false)) {
+        // The rescan's first page replaces the rows read before it. The old
+        // rows' cursor goes first: a view (or a model tester) asks for more
+        // on the reset.
+        next_.reset();
         beginResetModel();
         rows_.clear();
         endResetModel();
-    } else if (result->rescanOnly) {
-        return;   // the rescan changed nothing: the rows shown stay
     }
-    if (result->matching)
-        matching_ = result->matching;
     next_ = std::move(result->page.next);
     auto& entries = result->page.entries;
     if (!entries.empty()) {

@@ -8,8 +8,10 @@
 // again from the first page of the query), so a filter on a million entries
 // finds every match; sorting by the columns that come from the files (size,
 // parts, state, last download) reads pages from the size index (SizeIndex.h)
-// over every entry: the first page at once, then one rescan per read of the
-// data, whose changes replace the rows.
+// over every entry: the first page at once, then its count, and one rescan
+// per read of the data, whose changes replace the rows. Pages, counts and
+// the rescan run on three runners, so neither a count nor a rescan holds
+// back the next page.
 #pragma once
 #include "ui/actions/ActionsData.h"
 
@@ -49,7 +51,8 @@ public:
                && query_.keyPrefix.empty() && query_.scope.empty() && query_.repoId.empty();
     }
     // Entries matching the query: totalEntries() for the default query,
-    // else the count read with its first page (nullopt until it arrives).
+    // else the count read after its first page (nullopt until it arrives:
+    // countFetched()).
     std::optional<uint64_t> matchingEntries() const;
     bool isFetching() const;
 
@@ -67,11 +70,15 @@ public:
 Q_SIGNALS:
     // A page arrived (rows appended) or failed (error is the sentence).
     void pageFetched(bool ok, const QString& error);
+    // The query's matching count arrived (matchingEntries()).
+    void countFetched();
 
 private:
     void addPage(std::shared_ptr<QueryPage> result);
     void readFirstPage();
+    void countMatching();
     void rescanIndex();
+    void cancelReads();
 
     ActionsDataLocation where_;
     ActionsSnapshotPtr snapshot_;
@@ -80,7 +87,11 @@ private:
     cs::actions::EntryQuery query_;
     std::optional<uint64_t> matching_;   // of a non-default query
     bool rescanned_ = false;             // the size index was rescanned since the last read
-    JobRunner* fetcher_;
+    bool rescanPending_ = false;         // a rescan started for this read has not ended
+    bool replaceNext_ = false;           // the next first page replaces the rows (the rescan changed them)
+    JobRunner* fetcher_;                 // pages
+    JobRunner* counter_;                 // the query's matching count
+    JobRunner* rescanner_;               // the size index's rescan
 };
 
 } // namespace ui

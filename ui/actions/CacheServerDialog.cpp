@@ -74,7 +74,7 @@ CacheServerDialog::CacheServerDialog(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(tr("A github-actions-cache-server deployment with <code>DB_DRIVER=postgres</code> or "
                                 "<code>mysql</code> and "
-                                "<code>STORAGE_DRIVER=s3</code> (either half may also be a local sqlite.db or "
+                                "<code>STORAGE_DRIVER=s3</code> or <code>gcs</code> (either half may also be a local sqlite.db or "
                                 "storage folder). It opens read-only: nothing is written until you confirm a write."),
                              this);
     intro->setWordWrap(true);
@@ -84,7 +84,7 @@ CacheServerDialog::CacheServerDialog(QWidget* parent)
     form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
     database_->setPlaceholderText(QStringLiteral("postgres://USER@HOST:5432/DB"));
     dbPassword_->setPlaceholderText(envHint("PGPASSWORD", tr("when empty: PGPASSWORD or ~/.pgpass (PostgreSQL), MYSQL_PWD (MySQL)")));
-    storage_->setPlaceholderText(QStringLiteral("s3://BUCKET or s3://BUCKET/PREFIX"));
+    storage_->setPlaceholderText(QStringLiteral("s3://BUCKET[/PREFIX] or gs://BUCKET[/PREFIX]"));
     endpoint_->setPlaceholderText(envSet("AWS_ENDPOINT_URL") ? tr("from AWS_ENDPOINT_URL (set)")
                                                              : tr("AWS when empty; https://minio.internal:9000 for MinIO"));
     region_->setPlaceholderText(envSet("AWS_REGION") ? tr("from AWS_REGION (set)") : QStringLiteral("us-east-1"));
@@ -169,7 +169,7 @@ void CacheServerDialog::startOpening()
     const QString storage = storage_->text().trimmed();
     if (db.isEmpty() || storage.isEmpty()) {
         error_->setText(tr("Name both halves: the database (postgres://…, mysql://… or a sqlite.db) and the storage "
-                           "(s3://BUCKET[/PREFIX] or a folder)."));
+                           "(s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX] or a folder)."));
         error_->show();
         return;
     }

@@ -73,21 +73,26 @@ void WorkerPool::serve()
 
 void lowerThisThreadsPriority()
 {
-    constexpr int kBackgroundNice = 10;
+    constexpr int kBackgroundNiceAbove = 10;   // above the nice value the thread was started with
+    constexpr int kLowestNice = 19;
     thread_local bool lowered = false;
     if (lowered)
         return;
     lowered = true;
-    // Never raise it: in a process started under `nice -n 19` with the right
-    // to lower a nice value (root), setting 10 put the workers above the GUI
-    // thread, which then stalled for 40-110 ms at a time while an entry's
-    // contents were read on a loaded machine.
+    // Relative to what the thread inherited (the GUI thread's): under `nice
+    // -n 10` a fixed 10 left the workers level with the GUI thread, which
+    // then waited 40-150 ms at a time for a CPU behind them (a sort's
+    // rescan, an entry's contents read) on a loaded machine. Never raised:
+    // in a process started under `nice -n 19` with the right to lower a
+    // nice value (root), setting 10 put the workers above the GUI thread.
     const id_t self = static_cast<id_t>(::gettid());
     errno = 0;
     const int current = ::getpriority(PRIO_PROCESS, self);
-    if (errno == 0 && current >= kBackgroundNice)
+    if (errno != 0)
         return;
-    ::setpriority(PRIO_PROCESS, self, kBackgroundNice);
+    const int wanted = std::min(kLowestNice, current + kBackgroundNiceAbove);
+    if (wanted > current)
+        ::setpriority(PRIO_PROCESS, self, wanted);
 }
 
 } // namespace ui

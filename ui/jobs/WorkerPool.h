@@ -13,7 +13,7 @@
 // queue is synchronised inside the distribution's libQt6Core, which TSan
 // cannot see; docs/reliability.md, Sanitizers). Nothing here touches Qt.
 //
-// Lower priority: a nice value is per thread on Linux; it only orders who
+// Lower priority (10 nice steps below the GUI thread, at most 19): a nice value is per thread on Linux; it only orders who
 // runs first when the CPU is short, so background work still gets all the
 // CPU the GUI does not use. Threads start when tasks need them, up to
 // maxThreads(), and stay for the life of the process; at exit the pool
@@ -58,8 +58,9 @@ private:
     bool stopping_ = false;
 };
 
-// Sets the calling thread's nice value to the background one (10), once;
-// a thread already at 10 or above keeps its own (it is never raised).
+// Sets the calling thread's nice value 10 above the one it has (the GUI
+// thread's, which a new thread inherits), at most 19, once; it is never
+// raised.
 void lowerThisThreadsPriority();
 
 } // namespace ui
