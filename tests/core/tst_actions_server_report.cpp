@@ -112,6 +112,25 @@ class TestActionsServerReport : public QObject {
 
     QTemporaryDir cacheHome_;
 
+    // Only the entries a test adds: the fixture's rows and folders go.
+    static bool clearFixture(ActionsCacheFixture& f)
+    {
+        f.exec("DELETE FROM cache_entries; DELETE FROM storage_locations; DELETE FROM uploads");
+        for (const QString& folder : QDir(f.storageDir()).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            if (!QDir(f.storageDir() + "/" + folder).removeRecursively())
+                return false;
+        return true;
+    }
+
+    // Five random runs R0..R4 of `bytes` each, from seeds seed..seed+4.
+    static QVector<QByteArray> randomRuns(int bytes, uint64_t seed)
+    {
+        QVector<QByteArray> r;
+        for (uint64_t i = 0; i < 5; ++i)
+            r.push_back(testsupport::randomBytes(bytes, seed + i));
+        return r;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -321,14 +340,8 @@ private slots:
     {
         QTemporaryDir dir;
         ActionsCacheFixture f(dir.path());
-        // Only the generated entries: the fixture's rows and folders go.
-        f.exec("DELETE FROM cache_entries; DELETE FROM storage_locations; DELETE FROM uploads");
-        for (const QString& folder : QDir(f.storageDir()).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-            QVERIFY(QDir(f.storageDir() + "/" + folder).removeRecursively());
-        const int run = 3 << 20;
-        QVector<QByteArray> r;
-        for (int i = 0; i < 5; ++i)
-            r.push_back(testsupport::randomBytes(run, 500 + uint64_t(i)));
+        QVERIFY(clearFixture(f));
+        const QVector<QByteArray> r = randomRuns(3 << 20, 500);
         const QVector<QByteArray> blobs{r[0] + r[1], r[0] + r[2], r[1] + r[2], r[3]};
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         auto add = [&](int i, const QByteArray& stored) {
@@ -418,13 +431,8 @@ private slots:
     {
         QTemporaryDir dir;
         ActionsCacheFixture f(dir.path());
-        f.exec("DELETE FROM cache_entries; DELETE FROM storage_locations; DELETE FROM uploads");
-        for (const QString& folder : QDir(f.storageDir()).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-            QVERIFY(QDir(f.storageDir() + "/" + folder).removeRecursively());
-        const int run = 8 << 20;
-        QVector<QByteArray> r;
-        for (int i = 0; i < 5; ++i)
-            r.push_back(testsupport::randomBytes(run, 900 + uint64_t(i)));
+        QVERIFY(clearFixture(f));
+        const QVector<QByteArray> r = randomRuns(8 << 20, 900);
         const QVector<QByteArray> blobs{r[0] + r[1], r[0] + r[2], r[1] + r[2], r[3], r[3] + r[4], r[0] + r[4] + r[2]};
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         for (int i = 0; i < blobs.size(); ++i) {
