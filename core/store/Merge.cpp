@@ -137,7 +137,10 @@ bool allPartsHaveCrc(const std::vector<PartInfo>& parts)
 void Store::Impl::streamParts(const EntryRow& e, const std::vector<PartInfo>& parts, const Sink& sink,
                               uint64_t* sent, Job& job, const std::atomic<bool>* abandon) const
 {
-    std::vector<char> buf(size_t(1) << 20);
+    // Blocks of 128 KiB, as cat's: each is read, CRC'd and written while it
+    // is still in the L2 cache; 1 MiB blocks went through memory three times
+    // (the delivery took 1.8x cat of the parts, 1.4x with 128 KiB).
+    std::vector<char> buf(size_t(128) << 10);
     uint64_t total = 0;
     for (const auto& p : parts) {
         File f = layout->openPart(e.id, p.index);   // never through a link
