@@ -2,6 +2,7 @@
 
 #include "core/actions-cache/ActionsInternal.h"
 #include "core/actions-cache/KeyFamily.h"
+#include "core/actions-cache/SizeIndexCodec.h"
 #include "core/jobs/Job.h"
 #include "core/util/Sqlite.h"
 #include "core/util/Error.h"
@@ -24,6 +25,9 @@ using Catalog = sqlite::Database;
 using sqlite::OpenMode;
 using sqlite::Statement;
 using sqlite::Transaction;
+using sizeindex::encodeParts;
+using sizeindex::joinNames;
+using sizeindex::splitNames;
 
 constexpr int kIndexSchema = 1;
 constexpr int64_t kChangeSlackMs = 5 * 60 * 1000;
@@ -66,58 +70,6 @@ DROP INDEX IF EXISTS entries_last_used; DROP INDEX IF EXISTS entries_updated; DR
 DROP INDEX IF EXISTS entries_folder;
 )";
 
-std::string joinNames(const std::vector<std::string>& names)
-{
-    std::string out;
-    for (const auto& n : names) {
-        out += n;
-        out += '\0';
-    }
-    return out;
-}
-
-std::vector<std::string> splitNames(const std::string& blob)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    for (size_t i = 0; i < blob.size(); ++i)
-        if (blob[i] == '\0') {
-            out.push_back(blob.substr(start, i - start));
-            start = i + 1;
-        }
-    return out;
-}
-
-std::string encodeParts(const std::vector<PartObject>& parts)
-{
-    std::string out;
-    for (const auto& p : parts) {
-        if (!out.empty())
-            out += ' ';
-        out += std::to_string(p.index) + ":" + std::to_string(p.size);
-    }
-    return out;
-}
-
-std::vector<PartObject> decodeParts(const std::string& text)
-{
-    std::vector<PartObject> out;
-    const char* p = text.c_str();
-    while (*p) {
-        char* end = nullptr;
-        PartObject part;
-        part.index = std::strtoull(p, &end, 10);
-        if (*end != ':')
-            break;
-        part.size = std::strtoull(end + 1, &end, 10);
-        out.push_back(part);
-        p = end;
-        while (*p == ' ')
-            ++p;
-    }
-    return out;
-}
-
 // The modification time (ms) the stamp starts with: "sec.nsec/...".
 int64_t stampMtimeMs(const std::string& stamp)
 {
@@ -127,68 +79,6 @@ int64_t stampMtimeMs(const std::string& stamp)
     if (*end == '.')
         nsec = std::strtoll(end + 1, nullptr, 10);
     return int64_t(sec) * 1000 + int64_t(nsec / 1000000);
-}
-
-std::string orderColumn(EntryOrder o)
-{
-    switch (o) {
-    case EntryOrder::SizeLargest:
-    case EntryOrder::SizeSmallest: return "size";
-    case EntryOrder::PartsMost:
-    case EntryOrder::PartsFewest: return "part_count";
-    case EntryOrder::StateAscending:
-    case EntryOrder::StateDescending: return "state";
-    case EntryOrder::LastUsedNewest:
-    case EntryOrder::LastUsedOldest: return "last_used";
-    case EntryOrder::UpdatedNewest:
-    case EntryOrder::UpdatedOldest: return "updated_at";
-    case EntryOrder::KeyAscending:
-    case EntryOrder::KeyDescending: return "key";
-    }
-    return "key";
-}
-
-bool descendingOrder(EntryOrder o)
-{
-    return o == EntryOrder::KeyDescending || o == EntryOrder::UpdatedNewest || o == EntryOrder::SizeLargest
-           || o == EntryOrder::PartsMost || o == EntryOrder::StateDescending || o == EntryOrder::LastUsedNewest;
-}
-
-const char* const kEntryColumns =
-    "id, key, version, scope, repo_id, updated_at, location_id, has_location, folder, part_count, merge_started_at, "
-    "merged_at, parts_deleted_at, last_downloaded_at, state, size, parts_present, part_bytes, merged_present, error";
-
-std::optional<int64_t> optAt(const Statement& s, int c)
-{
-    if (s.isNull(c))
-        return std::nullopt;
-    return s.i64(c);
-}
-
-ActionsEntry entryAt(const Statement& s)
-{
-    ActionsEntry e;
-    e.id = s.text(0);
-    e.key = s.text(1);
-    e.version = s.text(2);
-    e.scope = s.text(3);
-    e.repoId = s.text(4);
-    e.updatedAtMs = s.i64(5);
-    e.locationId = s.text(6);
-    e.hasLocation = s.i64(7) != 0;
-    e.folderName = s.text(8);
-    e.partCount = s.i64(9);
-    e.mergeStartedAtMs = optAt(s, 10);
-    e.mergedAtMs = optAt(s, 11);
-    e.partsDeletedAtMs = optAt(s, 12);
-    e.lastDownloadedAtMs = optAt(s, 13);
-    e.state = EntryState(s.i64(14));
-    e.size = uint64_t(s.i64(15));
-    e.partsPresent = uint64_t(s.i64(16));
-    e.partBytes = uint64_t(s.i64(17));
-    e.mergedPresent = s.i64(18) != 0;
-    e.storageError = s.text(19);
-    return e;
 }
 
 void bindOpt(Statement& s, int i, const std::optional<int64_t>& v)
@@ -623,199 +513,6 @@ IndexRefreshStats SizeIndex::refresh(ActionsCatalog& catalog, ActionsStorage& st
     }
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return stats;
-}
-
-namespace {
-
-// WHERE clause (after "WHERE 1") and its binds for a query's filters.
-struct Filter {
-    std::string sql;
-    void bind(Statement& s, const EntryQuery& q) const
-    {
-        if (!q.keyContains.empty())
-            s.bindText(1, asciiLower(q.keyContains));
-        if (!q.keyPrefix.empty())
-            s.bindBlob(2, q.keyPrefix.data(), q.keyPrefix.size()).bind(3, int64_t(q.keyPrefix.size()));
-        if (!q.scope.empty())
-            s.bindText(4, q.scope);
-        if (!q.repoId.empty())
-            s.bindText(5, q.repoId);
-    }
-};
-
-Filter filterOf(const EntryQuery& q)
-{
-    Filter f;
-    if (!q.keyContains.empty())
-        f.sql += " AND instr(lower(key), ?1) > 0";
-    if (!q.keyPrefix.empty())
-        f.sql += " AND substr(CAST(key AS BLOB), 1, ?3) = ?2";
-    if (!q.scope.empty())
-        f.sql += " AND scope = ?4";
-    if (!q.repoId.empty())
-        f.sql += " AND repo_id = ?5";
-    return f;
-}
-
-} // namespace
-
-ActionsEntryPage SizeIndex::page(const EntryQuery& query, const std::optional<EntryCursor>& after, size_t limit)
-{
-    auto lk = db_->lock();
-    const Filter f = filterOf(query);
-    const bool byKey = query.order == EntryOrder::KeyAscending || query.order == EntryOrder::KeyDescending;
-    const bool desc = descendingOrder(query.order);
-    const std::string op = desc ? " < " : " > ";
-    const std::string dir = desc ? " DESC" : "";
-    const std::string col = orderColumn(query.order);
-    std::string sql = std::string("SELECT ") + kEntryColumns + ", " + (byKey ? "0" : col) + " FROM entries WHERE 1" + f.sql;
-    if (after && byKey)
-        sql += " AND (key" + op + "?6 OR (key = ?6 AND (version" + op + "?7 OR (version = ?7 AND id" + op + "?8))))";
-    else if (after)
-        sql += " AND (" + col + op + "?9 OR (" + col + " = ?9 AND id" + op + "?8))";
-    sql += byKey ? " ORDER BY key" + dir + ", version" + dir + ", id" + dir : " ORDER BY " + col + dir + ", id" + dir;
-    sql += " LIMIT ?10";
-    auto s = db_->prepare(sql);
-    f.bind(s, query);
-    if (after) {
-        s.bindText(8, after->id);
-        if (byKey)
-            s.bindText(6, after->key).bindText(7, after->version);
-        else
-            s.bind(9, after->sortValue);
-    }
-    s.bind(10, int64_t(limit));
-    ActionsEntryPage page;
-    int64_t lastValue = 0;
-    while (s.step()) {
-        page.entries.push_back(entryAt(s));
-        lastValue = s.i64(20);
-    }
-    if (page.entries.size() == limit && limit > 0) {
-        const ActionsEntry& e = page.entries.back();
-        page.next = EntryCursor{e.key, e.version, e.id, e.updatedAtMs, lastValue};
-    }
-    return page;
-}
-
-uint64_t SizeIndex::count(const EntryQuery& query)
-{
-    auto lk = db_->lock();
-    const Filter f = filterOf(query);
-    auto s = db_->prepare("SELECT count(*) FROM entries WHERE 1" + f.sql);
-    f.bind(s, query);
-    return s.step() ? uint64_t(s.i64(0)) : 0;
-}
-
-void SizeIndex::forEachEntry(const std::function<void(const ActionsEntry&)>& fn, Job* job)
-{
-    std::string after;
-    for (;;) {
-        std::vector<ActionsEntry> batch;
-        {
-            auto lk = db_->lock();
-            auto s = db_->prepare(std::string("SELECT ") + kEntryColumns + " FROM entries WHERE id > ?1 ORDER BY id LIMIT 2000");
-            s.bindText(1, after);
-            while (s.step())
-                batch.push_back(entryAt(s));
-        }
-        if (job)
-            job->checkCancel();
-        for (const auto& e : batch)
-            fn(e);
-        if (batch.size() < 2000)
-            return;
-        after = batch.back().id;
-    }
-}
-
-std::vector<SizeIndex::Group> SizeIndex::groupBy(const std::string& column)
-{
-    if (column != "family" && column != "scope" && column != "repo_id")
-        fail(path_, "no such group column '" + column + "'");
-    auto lk = db_->lock();
-    auto s = db_->prepare("SELECT " + column + ", count(*), sum(size), max(updated_at), min(updated_at) FROM entries "
-                          "GROUP BY " + column + " ORDER BY sum(size) DESC, " + column);
-    std::vector<Group> out;
-    while (s.step())
-        out.push_back({s.text(0), uint64_t(s.i64(1)), uint64_t(s.i64(2)), s.i64(3), s.i64(4)});
-    return out;
-}
-
-std::optional<FolderListing> SizeIndex::listing(const std::string& folder, std::string* error)
-{
-    auto lk = db_->lock();
-    if (!listing_)
-        listing_ = std::make_unique<Statement>(db_->prepare(
-            "SELECT present, has_parts, merged_size, parts, strays, links, error FROM folders WHERE name = ?1"));
-    Statement& s = *listing_;
-    s.reset();
-    s.bindText(1, folder);
-    struct Done {
-        Statement& s;
-        ~Done() { s.reset(); }   // no read left open between calls
-    } done{s};
-    if (!s.step())
-        return std::nullopt;
-    FolderListing l;
-    l.exists = s.i64(0) != 0;
-    l.hasPartsFolder = s.i64(1) != 0;
-    if (!s.isNull(2))
-        l.mergedSize = uint64_t(s.i64(2));
-    l.parts = decodeParts(s.text(3));
-    l.strays = splitNames(s.blob(4));
-    l.links = splitNames(s.blob(5));
-    if (error)
-        *error = s.text(6);
-    return l;
-}
-
-std::vector<std::string> SizeIndex::folderNames()
-{
-    auto lk = db_->lock();
-    auto s = db_->prepare("SELECT name FROM folders ORDER BY name");
-    std::vector<std::string> out;
-    while (s.step())
-        out.push_back(s.text(0));
-    return out;
-}
-
-namespace {
-
-class IndexedStorage final : public ActionsStorage {
-public:
-    IndexedStorage(SizeIndex& index, ActionsStorage& live) : index_(index), live_(live) {}
-    std::string describe() const override { return live_.describe(); }
-    std::string objectName(const std::string& f, const std::string& r) const override { return live_.objectName(f, r); }
-    std::vector<std::string> folders() override { return index_.folderNames(); }
-    FolderListing listFolder(const std::string& folder) override
-    {
-        std::string error;
-        auto l = index_.listing(folder, &error);
-        if (!error.empty())
-            throw Error(error);
-        return l.value_or(FolderListing{});
-    }
-    std::unique_ptr<ObjectReader> openPart(const std::string& f, uint64_t i) override { return live_.openPart(f, i); }
-    std::unique_ptr<ObjectReader> openMerged(const std::string& f) override { return live_.openMerged(f); }
-    std::unique_ptr<MergedWriter> beginMerged(const std::string& f) override
-    {
-        fail(live_.describe(), "the size index's view of the storage is read-only (" + f + ")");
-    }
-    void deletePart(const std::string& f, uint64_t) override { beginMerged(f); }
-    void deletePartsFolder(const std::string& f) override { beginMerged(f); }
-    void deleteFolder(const std::string& f) override { beginMerged(f); }
-
-private:
-    SizeIndex& index_;
-    ActionsStorage& live_;
-};
-
-} // namespace
-
-std::unique_ptr<ActionsStorage> indexedStorage(SizeIndex& index, ActionsStorage& live)
-{
-    return std::make_unique<IndexedStorage>(index, live);
 }
 
 } // namespace cs::actions
