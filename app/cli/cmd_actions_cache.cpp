@@ -25,6 +25,7 @@
 #include "core/store/Store.h"
 #include "core/store/StoreLayout.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -55,6 +56,8 @@ struct AcArgs {
     // ls (gh cache list's flags)
     std::string keyPrefix, scopeRef, repoId, sort, order;
     std::optional<uint64_t> limit;
+    std::optional<uint64_t> lsMinSize, lsMaxSize, lsMinParts, lsMaxParts; // ls filters
+    std::vector<std::string> states;
     // report
     std::string csv, plot;
     int retentionDays = 30;
@@ -253,6 +256,17 @@ EntryOrder lsOrder(const AcArgs& a)
     return asc ? EntryOrder::KeyAscending : EntryOrder::KeyDescending;
 }
 
+// --state's words: the names ls shows (entryStateName), with '-' or ' '.
+EntryState lsState(const std::string& word)
+{
+    std::string w = word;
+    std::replace(w.begin(), w.end(), '-', ' ');
+    for (auto s : {EntryState::Unmerged, EntryState::MergeStarted, EntryState::Merged, EntryState::PartsDeleted})
+        if (w == entryStateName(s))
+            return s;
+    throw UsageError("--state wants unmerged, merge-started, merged or parts-deleted, not '" + word + "'");
+}
+
 TreeRegistration regLs("actions-cache", "ls", [](CLI::App& parent) {
     auto a = std::make_shared<AcArgs>();
     auto* c = addCommand(parent, "ls",
@@ -264,9 +278,18 @@ TreeRegistration regLs("actions-cache", "ls", [](CLI::App& parent) {
     c->add_option("--sort", a->sort, "Order by created (updatedAt), last-used (lastDownloadedAt), size or key")
         ->type_name("created|last-used|size|key");
     c->add_option("--order", a->order, "asc or desc (default desc, as gh cache list; key: asc)")->type_name("asc|desc");
-    c->add_option("--limit", a->limit, "At most N entries (default: all)")->type_name("N");
+    c->add_option("--limit", a->limit, "At most N entries (default: all; counted after the filters)")->type_name("N");
+    addSizeOption(c, "min-size", a->lsMinSize, "Only entries of at least SIZE bytes from the files (8M, 1.5GiB)", 0,
+                  UINT64_MAX);
+    addSizeOption(c, "max-size", a->lsMaxSize, "Only entries of at most SIZE bytes from the files", 0, UINT64_MAX);
+    c->add_option("--min-parts", a->lsMinParts, "Only entries whose row claims at least N parts")->type_name("N");
+    c->add_option("--max-parts", a->lsMaxParts, "Only entries whose row claims at most N parts")->type_name("N");
+    c->add_option("--state", a->states, "Only entries in these states (repeat or join with commas)")
+        ->delimiter(',')
+        ->type_name("unmerged|merge-started|merged|parts-deleted");
     addQuiet(c, a->quiet);
-    c->footer(std::string("Sorting by size or last use, and the --key, --scope and --repo filters, read the size index "
+    c->footer(std::string("Sorting by size or last use, and the --key, --scope, --repo, size, parts and state filters, "
+                          "read the size index "
                           "(cachescope's own file in its cache folder, never in the server's data), refreshed first: "
                           "the first run lists every folder, later ones only what changed. ") + kLocations);
     onRun(
@@ -280,6 +303,14 @@ TreeRegistration regLs("actions-cache", "ls", [](CLI::App& parent) {
             query.scope = a->scopeRef;
             query.repoId = a->repoId;
             query.order = lsOrder(*a);
+            query.minSize = a->lsMinSize;
+            query.maxSize = a->lsMaxSize;
+            if (a->lsMinParts)
+                query.minParts = int64_t(std::min<uint64_t>(*a->lsMinParts, INT64_MAX));
+            if (a->lsMaxParts)
+                query.maxParts = int64_t(std::min<uint64_t>(*a->lsMaxParts, INT64_MAX));
+            for (const auto& s : a->states)
+                query.stateMask |= 1u << unsigned(lsState(s));
             if (!catalogServes(query)) {
                 cs::Job job("actions-cache ls: size index");
                 SignalCancel sc(job);
@@ -309,6 +340,8 @@ TreeRegistration regLs("actions-cache", "ls", [](CLI::App& parent) {
                 throw UsageError("--order wants asc or desc");
             if (a->limit && *a->limit == 0)
                 throw UsageError("--limit wants a positive number");
+            for (const auto& s : a->states)
+                lsState(s);
         });
     return c;
 });

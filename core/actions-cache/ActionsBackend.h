@@ -126,6 +126,13 @@ struct EntryQuery {
     // Index-only filters (exact bytes; "" = any): keys starting with
     // keyPrefix, entries of this scope (ref) or repo id.
     std::string keyPrefix = {}, scope = {}, repoId = {};
+    // Index-only filters on what the files tell (inclusive bounds; nullopt
+    // = any): the entry's bytes (SizeIndex's size), its part count as the
+    // row claims (the parts sort's column), and a set of states as a mask
+    // of 1 << int(EntryState) (0 = any).
+    std::optional<uint64_t> minSize = {}, maxSize = {};
+    std::optional<int64_t> minParts = {}, maxParts = {};
+    unsigned stateMask = 0;
 };
 
 // True when the catalog's own SQL gives this query (key and updatedAt
@@ -134,7 +141,8 @@ inline bool catalogServes(const EntryQuery& q)
 {
     return (q.order == EntryOrder::KeyAscending || q.order == EntryOrder::KeyDescending
             || q.order == EntryOrder::UpdatedNewest || q.order == EntryOrder::UpdatedOldest)
-           && q.keyPrefix.empty() && q.scope.empty() && q.repoId.empty();
+           && q.keyPrefix.empty() && q.scope.empty() && q.repoId.empty() && !q.minSize && !q.maxSize
+           && !q.minParts && !q.maxParts && q.stateMask == 0;
 }
 
 // s with A-Z folded to a-z, nothing else (the key filter's folding).

@@ -7,6 +7,9 @@
 #include "core/util/Error.h"
 #include "core/util/Sqlite.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace cs::actions {
 
 namespace {
@@ -92,6 +95,14 @@ struct Filter {
             s.bindText(4, q.scope);
         if (!q.repoId.empty())
             s.bindText(5, q.repoId);
+        if (q.minSize)
+            s.bind(11, int64_t(std::min<uint64_t>(*q.minSize, INT64_MAX)));
+        if (q.maxSize)
+            s.bind(12, int64_t(std::min<uint64_t>(*q.maxSize, INT64_MAX)));
+        if (q.minParts)
+            s.bind(13, *q.minParts);
+        if (q.maxParts)
+            s.bind(14, *q.maxParts);
     }
 };
 
@@ -106,6 +117,21 @@ Filter filterOf(const EntryQuery& q)
         f.sql += " AND scope = ?4";
     if (!q.repoId.empty())
         f.sql += " AND repo_id = ?5";
+    if (q.minSize)
+        f.sql += " AND size >= ?11";
+    if (q.maxSize)
+        f.sql += " AND size <= ?12";
+    if (q.minParts)
+        f.sql += " AND part_count >= ?13";
+    if (q.maxParts)
+        f.sql += " AND part_count <= ?14";
+    if (q.stateMask != 0) {
+        std::string in;
+        for (int st = 0; st < 4; ++st)
+            if (q.stateMask & (1u << st))
+                in += (in.empty() ? "" : ",") + std::to_string(st);
+        f.sql += " AND state IN (" + (in.empty() ? std::string("-1") : in) + ")";
+    }
     return f;
 }
 

@@ -199,6 +199,71 @@ private slots:
         QVERIFY(linux[0].size <= linux[1].size);
     }
 
+    // Size, parts and state filters over every entry, through the index,
+    // against the fixture's own bytes and rows (sizes checked against the
+    // files above), in pages of 2 so that a filter holds across pages.
+    void filtersBySizePartsAndStateOverEveryEntry()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        auto cache = ActionsCache::open(resolveDataDir(f.dataDir().toStdString()));
+        cache->refreshIndex();
+        auto keysOf = [&](EntryQuery q) {
+            std::multiset<std::string> keys;
+            std::optional<EntryCursor> after;
+            do {
+                auto page = cache->entriesPage(q, after, 2);
+                for (const auto& e : page.entries)
+                    keys.insert(e.key);
+                after = page.next;
+            } while (after);
+            if (cache->entryCount(q) != uint64_t(keys.size()))
+                keys.insert("(entryCount differs from the pages)");
+            return keys;
+        };
+        auto expected = [&](auto keep) {
+            std::multiset<std::string> keys;
+            for (const auto& fe : f.entries())
+                if (keep(fe))
+                    keys.insert(fe.key.toStdString());
+            return keys;
+        };
+        size_t nonTrivial = 0;
+        for (const auto& pivot : f.entries()) {
+            for (EntryOrder o : {EntryOrder::SizeLargest, EntryOrder::KeyAscending}) {
+                EntryQuery atLeast;
+                atLeast.order = o;
+                atLeast.minSize = uint64_t(pivot.size);
+                const auto want = expected([&](const auto& fe) { return fe.size >= pivot.size; });
+                QCOMPARE(keysOf(atLeast), want);
+                EntryQuery atMost;
+                atMost.order = o;
+                atMost.maxSize = uint64_t(pivot.size);
+                QCOMPARE(keysOf(atMost), expected([&](const auto& fe) { return fe.size <= pivot.size; }));
+                EntryQuery parts;
+                parts.order = o;
+                parts.minParts = pivot.partCount;
+                parts.maxParts = pivot.partCount;
+                QCOMPARE(keysOf(parts), expected([&](const auto& fe) { return fe.partCount == pivot.partCount; }));
+                if (want.size() != f.entries().size())
+                    ++nonTrivial;
+            }
+        }
+        QVERIFY(nonTrivial > 0);   // some threshold really drops entries
+        for (EntryState st : {EntryState::Unmerged, EntryState::MergeStarted, EntryState::Merged, EntryState::PartsDeleted}) {
+            EntryQuery q;
+            q.order = EntryOrder::PartsMost;
+            q.stateMask = 1u << unsigned(st);
+            QCOMPARE(keysOf(q), expected([&](const auto& fe) { return fe.state == entryStateName(st); }));
+        }
+        EntryQuery both;
+        both.stateMask = (1u << unsigned(EntryState::Merged)) | (1u << unsigned(EntryState::Unmerged));
+        both.minSize = 1;
+        QCOMPARE(keysOf(both), expected([&](const auto& fe) {
+                     return (fe.state == "merged" || fe.state == "unmerged") && fe.size >= 1;
+                 }));
+    }
+
     void rescansAfterTheServerAddsMergesAndDeletes()
     {
         QTemporaryDir dir;
