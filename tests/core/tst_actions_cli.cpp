@@ -79,6 +79,7 @@ private slots:
             {"import", d, elsewhere.filePath("store"), "--json"},
             // The size index goes to the cache folder (XDG_CACHE_HOME, below), never into d.
             {"ls", d, "--sort", "size", "--limit", "2"},
+            {"ls", d, "--min-size", "1", "--state", "merged,unmerged", "--max-parts", "3"},
             {"ls", d, "--scope", "refs/heads/main", "--key", "linux-", "--json"},
             {"report", d, "--no-repetition"},
             {"report", d, "--json", "--retention", "1"},
@@ -135,6 +136,54 @@ private slots:
             }
             QCOMPARE(from[0], from[1]);   // each get checked its entry's SHA-256 too
         }
+    }
+
+    // ls's size, parts and state filters, end to end: the same entries as
+    // the fixture's own rows and bytes say, the limit counted after them.
+    void lsFiltersBySizePartsAndState()
+    {
+        QTemporaryDir dir;
+        ActionsCacheFixture f(dir.path());
+        QTemporaryDir cache;
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+        auto keysOf = [&](const QStringList& flags) {
+            const auto r = cli(QStringList{"actions-cache", "ls", f.dataDir(), "--json"} + flags);
+            QStringList keys;
+            if (r.exitCode != 0)
+                return QStringList{"exit " + QString::number(r.exitCode) + ": " + r.err};
+            for (const auto& v : jsonOf(r)["entries"].toArray())
+                keys << v.toObject()["key"].toString();
+            keys.sort();
+            return keys;
+        };
+        auto expected = [&](auto keep) {
+            QStringList keys;
+            for (const auto& fe : f.entries())
+                if (keep(fe))
+                    keys << fe.key;
+            keys.sort();
+            return keys;
+        };
+        qint64 median = f.entries()[f.entries().size() / 2].size;
+        // The thresholds split the fixture: neither nothing nor everything.
+        const auto big = expected([&](const auto& fe) { return fe.size >= median; });
+        QVERIFY(!big.isEmpty() && big.size() < f.entries().size());
+        QVERIFY(!expected([&](const auto& fe) { return fe.partCount >= 2 && fe.state == "unmerged"; }).isEmpty());
+        QVERIFY(!expected([&](const auto& fe) { return fe.state == "parts deleted"; }).isEmpty());
+        QCOMPARE(keysOf({"--min-size", QString::number(median)}),
+                 expected([&](const auto& fe) { return fe.size >= median; }));
+        QCOMPARE(keysOf({"--max-size", QString::number(median), "--state", "merged,unmerged"}),
+                 expected([&](const auto& fe) {
+                     return fe.size <= median && (fe.state == "merged" || fe.state == "unmerged");
+                 }));
+        QCOMPARE(keysOf({"--min-parts", "2", "--state", "unmerged"}),
+                 expected([&](const auto& fe) { return fe.partCount >= 2 && fe.state == "unmerged"; }));
+        QCOMPARE(keysOf({"--state", "parts-deleted", "--state", "merge-started"}),
+                 expected([&](const auto& fe) { return fe.state == "parts deleted" || fe.state == "merge started"; }));
+        const auto all = expected([&](const auto& fe) { return fe.size >= 1; });
+        QCOMPARE(keysOf({"--min-size", "1", "--limit", "1"}).size(), qsizetype(std::min<qsizetype>(all.size(), 1)));
+        QCOMPARE(cli({"actions-cache", "ls", f.dataDir(), "--state", "done"}).exitCode, 2);
+        qunsetenv("XDG_CACHE_HOME");
     }
 
     void lsJsonHasTheContractFields()
