@@ -400,4 +400,6 @@ void Transaction::commit()
     open_ = false;
 }
 
+std::string libraryVersion() { return sqlite3_libversion(); }
+
 } // namespace cs::sqlite

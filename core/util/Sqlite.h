@@ -154,4 +154,8 @@ private:
     bool open_ = false;
 };
 
+// The SQLite library's version as it runs (loaded lazily, like every other
+// call): the About box and --version ask here rather than calling SQLite.
+std::string libraryVersion();
+
 } // namespace cs::sqlite

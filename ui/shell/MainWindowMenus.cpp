@@ -1,6 +1,7 @@
 // The main window's menus: File (open, recent, export, close, quit), Edit
 // (find), View (refresh, sidebar), Tools, Help (guide, about). Every key is
 // explicit (ui/shell/Shortcuts.h), so it is the same under every theme.
+#include "core/util/Sqlite.h"
 #include "ui/actions/ActionsDocument.h"
 #include "ui/bench/BenchmarkDocument.h"
 #include "ui/shell/Document.h"
@@ -18,7 +19,6 @@
 #include <QMessageBox>
 #include <QStatusBar>
 #include <qcustomplot.h>
-#include <sqlite3.h>
 #include <zstd.h>
 
 namespace ui {
@@ -37,7 +37,7 @@ QString MainWindow::aboutText()
         .arg(QApplication::applicationVersion().isEmpty() ? QStringLiteral(CACHESCOPE_VERSION)
                                                           : QApplication::applicationVersion(),
              QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
-             QString::fromLatin1(ZSTD_versionString()), QString::fromLatin1(sqlite3_libversion()),
+             QString::fromLatin1(ZSTD_versionString()), QString::fromStdString(cs::sqlite::libraryVersion()),
              QStringLiteral(QCUSTOMPLOT_VERSION_STR));
 }
 
