@@ -259,11 +259,8 @@ EntryOrder lsOrder(const AcArgs& a)
 // --state's words: the names ls shows (entryStateName), with '-' or ' '.
 EntryState lsState(const std::string& word)
 {
-    std::string w = word;
-    std::replace(w.begin(), w.end(), '-', ' ');
-    for (auto s : {EntryState::Unmerged, EntryState::MergeStarted, EntryState::Merged, EntryState::PartsDeleted})
-        if (w == entryStateName(s))
-            return s;
+    if (auto s = cs::actions::entryStateFromName(word))
+        return *s;
     throw UsageError("--state wants unmerged, merge-started, merged or parts-deleted, not '" + word + "'");
 }
 

@@ -133,6 +133,8 @@ struct EntryQuery {
     std::optional<uint64_t> minSize = {}, maxSize = {};
     std::optional<int64_t> minParts = {}, maxParts = {};
     unsigned stateMask = 0;
+
+    bool operator==(const EntryQuery&) const = default;
 };
 
 // True when the catalog's own SQL gives this query (key and updatedAt

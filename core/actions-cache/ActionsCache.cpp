@@ -60,6 +60,16 @@ const char* entryStateName(EntryState s)
     return "?";
 }
 
+std::optional<EntryState> entryStateFromName(std::string_view name)
+{
+    std::string w(name);
+    std::replace(w.begin(), w.end(), '-', ' ');
+    for (auto s : {EntryState::Unmerged, EntryState::MergeStarted, EntryState::Merged, EntryState::PartsDeleted})
+        if (w == entryStateName(s))
+            return s;
+    return std::nullopt;
+}
+
 DataDirPaths resolveDataDir(const std::string& dataDir, const std::optional<std::string>& db,
                             const std::optional<std::string>& storage)
 {

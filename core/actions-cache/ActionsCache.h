@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cs {
@@ -60,6 +61,8 @@ DataDirPaths resolveDataDir(const std::string& dataDir, const std::optional<std:
 // state; without mergedAt it is damage verify reports).
 enum class EntryState { Unmerged, MergeStarted, Merged, PartsDeleted };
 const char* entryStateName(EntryState s); // "unmerged", "merge started", "merged", "parts deleted"
+// The state a name gives: entryStateName's words, with '-' or ' ' between.
+std::optional<EntryState> entryStateFromName(std::string_view name);
 
 struct ActionsEntry {
     std::string id, key, version, scope, repoId;

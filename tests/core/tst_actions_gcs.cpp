@@ -12,6 +12,7 @@
 // s3rver's refusal of it shows it is what goes out by default.
 #include "common/ActionsCacheFixture.h"
 #include "common/DeploymentSummary.h"
+#include "common/IndexChecks.h"
 #include "common/RemoteDeployment.h"
 #include "common/TestServers.h"
 #include "common/TestSupport.h"
@@ -89,6 +90,22 @@ private slots:
         while (size_t n = in->read(buf, sizeof buf))
             all.append(buf, qsizetype(n));
         QVERIFY(all == merged.blob);
+    }
+
+    // Size, parts and state orders and filters over every entry, through
+    // the size index of this layout (SQLite rows, GCS objects), against the fixture's rows and bytes.
+    void indexOrdersAndFiltersServeEveryEntry()
+    {
+        QTemporaryDir cacheHome;
+        const QByteArray saved = qgetenv("XDG_CACHE_HOME");
+        qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8());
+        auto cache = openGcs(*fixture_, "cache", false);
+        cache->refreshIndex();
+        QVERIFY(QString::fromStdString(cache->sizeIndex().path()).startsWith(cacheHome.path()));
+        testsupport::checkEveryIndexOrder(*cache, *fixture_);
+        if (!QTest::currentTestFailed())
+            testsupport::checkEveryIndexFilter(*cache, *fixture_);
+        qputenv("XDG_CACHE_HOME", saved);
     }
 
     void cliOpensTheBucketByItsGsUrl()

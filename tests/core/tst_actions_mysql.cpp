@@ -9,6 +9,7 @@
 #include "common/ActionsCacheFixture.h"
 #include "common/CatalogPaging.h"
 #include "common/DeploymentSummary.h"
+#include "common/IndexChecks.h"
 #include "common/RemoteDeployment.h"
 #include "common/TestServers.h"
 #include "common/TestSupport.h"
@@ -417,6 +418,23 @@ private slots:
         for (const auto& r : catalog->entriesPage(EntryQuery{"KiWi", EntryOrder::KeyAscending}, std::nullopt, 10))
             ids.insert(r.id);
         QCOMPARE(ids, (std::set<std::string>{"1", "2"}));
+    }
+
+    // Size, parts and state orders and filters over every entry, through
+    // the size index of this layout (MySQL rows, files), against the fixture's rows and bytes.
+    void indexOrdersAndFiltersServeEveryEntry()
+    {
+        QTemporaryDir cacheHome;
+        const QByteArray saved = qgetenv("XDG_CACHE_HOME");
+        qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8());
+        const Deployment d = deploy();
+        auto cache = open(d, false);
+        cache->refreshIndex();
+        QVERIFY(QString::fromStdString(cache->sizeIndex().path()).startsWith(cacheHome.path()));
+        testsupport::checkEveryIndexOrder(*cache, *d.fixture);
+        if (!QTest::currentTestFailed())
+            testsupport::checkEveryIndexFilter(*cache, *d.fixture);
+        qputenv("XDG_CACHE_HOME", saved);
     }
 
     void otherSessionsAreTheServer()

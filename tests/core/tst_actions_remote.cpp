@@ -6,6 +6,7 @@
 #include "common/ActionsCacheFixture.h"
 #include "common/CatalogPaging.h"
 #include "common/DeploymentSummary.h"
+#include "common/IndexChecks.h"
 #include "common/RemoteDeployment.h"
 #include "common/TestServers.h"
 #include "common/TestSupport.h"
@@ -365,6 +366,23 @@ private slots:
                 ids.push_back(v.toObject()["id"].toString().toStdString());
             QCOMPARE(ids, expectedIds);
         }
+    }
+
+    // Size, parts and state orders and filters over every entry, through
+    // the size index of this layout (PostgreSQL rows, S3 objects), against the fixture's rows and bytes.
+    void indexOrdersAndFiltersServeEveryEntry()
+    {
+        QTemporaryDir cacheHome;
+        const QByteArray saved = qgetenv("XDG_CACHE_HOME");
+        qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8());
+        const Deployment d = deploy();
+        auto cache = openRemote(d, false);
+        cache->refreshIndex();
+        QVERIFY(QString::fromStdString(cache->sizeIndex().path()).startsWith(cacheHome.path()));
+        testsupport::checkEveryIndexOrder(*cache, *fixture_);
+        if (!QTest::currentTestFailed())
+            testsupport::checkEveryIndexFilter(*cache, *fixture_);
+        qputenv("XDG_CACHE_HOME", saved);
     }
 
     void verifyListsFoldersWithEightInFlight()

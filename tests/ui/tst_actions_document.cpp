@@ -9,6 +9,7 @@
 #include "common/ActionsCacheFixture.h"
 #include "common/TestSupport.h"
 #include "common/TreeHash.h"
+#include "core/actions-cache/EntryFilterText.h"
 #include "core/jobs/Job.h"
 #include "core/store/Catalog.h"
 #include "core/store/Store.h"
@@ -43,6 +44,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 #include <vector>
 
@@ -371,6 +373,100 @@ private Q_SLOTS:
         loadAll();
         QCOMPARE(m->rowCount(), 450);
         QCOMPARE(b->proxy()->index(449, ActionsEntryModel::Key).data().toString(), QStringLiteral("buildkit-unmerged-12-parts"));
+    }
+
+    void filterFieldFiltersBySizePartsAndStateOverEveryEntry()
+    {
+        // 450 entries, 200 loaded; "size>0" and the like must find rows of
+        // every page, through the size index, with the key text beside.
+        ServerData s;
+        addPagedEntries(s);
+        ui::MainWindow w;
+        ActionsDocument* doc = openIn(w, s.dir);
+        QVERIFY2(doc, qPrintable(w.lastError()));
+        ui::ActionsBrowser* b = doc->browser();
+        ActionsEntryModel* m = b->model();
+        QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(m->rowCount(), int(ui::kActionsPageSize));
+        const auto loadAll = [m] {
+            QElapsedTimer t;
+            t.start();
+            while (t.elapsed() < 20000 && (m->isFetching() || m->canFetchMore({}))) {
+                if (m->canFetchMore({}))
+                    m->fetchMore({});
+                QTest::qWait(5);
+            }
+        };
+        // What the files say of every entry: the fixture's sizes, 0 for the
+        // 445 paged rows whose folders do not exist.
+        std::map<QString, cs::actions::ActionsEntry> every;
+        for (const auto& fe : s.fixture->entries()) {
+            cs::actions::ActionsEntry e;
+            e.key = fe.key.toStdString();
+            e.size = uint64_t(fe.size);
+            e.partCount = fe.partCount;
+            e.state = *cs::actions::entryStateFromName(fe.state.toStdString());
+            every[fe.key] = e;
+        }
+        const auto shownKeys = [b] {
+            std::set<QString> keys;
+            for (int r = 0; r < b->proxy()->rowCount(); ++r)
+                keys.insert(b->proxy()->index(r, ActionsEntryModel::Key).data().toString());
+            return keys;
+        };
+        const auto apply = [&](const QString& text) {
+            b->filterEdit()->setText(text);
+            // Past the field's debounce: the model holds the text's query.
+            QTRY_VERIFY_WITH_TIMEOUT(m->query() == cs::actions::parseEntryFilterText(text.toStdString(), m->query()).query
+                                         && m->matchingEntries().has_value() && !m->isFetching(), 20000);
+            QVERIFY(!cs::actions::catalogServes(m->query()));
+            loadAll();
+        };
+        const auto expected = [&](auto keep, int paged) {
+            std::set<QString> keys;
+            for (const auto& [key, e] : every)
+                if (keep(e))
+                    keys.insert(key);
+            for (int i = 1; i <= paged; ++i)
+                keys.insert(QStringLiteral("paged-key-%1").arg(i, 4, 10, QLatin1Char('0')));
+            return keys;
+        };
+        qlonglong largest = 0;
+        for (const auto& [key, e] : every)
+            largest = std::max(largest, qlonglong(e.size));
+        apply(QStringLiteral("size>0"));
+        QCOMPARE(shownKeys(), expected([](const auto& e) { return e.size > 0; }, 0));
+        QVERIFY2(b->countText().contains(QStringLiteral("of 450 entries match “size>0”")), qPrintable(b->countText()));
+        apply(QStringLiteral("size>=%1").arg(largest));
+        QCOMPARE(shownKeys(), expected([&](const auto& e) { return qlonglong(e.size) >= largest; }, 0));
+        // The paged rows claim 1 part and have no bytes: 445 of them, most
+        // never loaded before, with the fixture's that match.
+        apply(QStringLiteral("parts<=1 size=0"));
+        QCOMPARE(shownKeys(), expected([](const auto& e) { return e.partCount <= 1 && e.size == 0; }, 445));
+        QCOMPARE(*m->matchingEntries(), uint64_t(shownKeys().size()));
+        // Key text with the index filters, sorted by size over every entry.
+        b->table()->sortByColumn(ActionsEntryModel::Size, Qt::DescendingOrder);
+        apply(QStringLiteral("paged-key-04 parts=1"));
+        std::set<QString> wanted;
+        for (int i = 400; i <= 445; ++i)
+            wanted.insert(QStringLiteral("paged-key-%1").arg(i, 4, 10, QLatin1Char('0')));
+        QCOMPARE(shownKeys(), wanted);
+        QCOMPARE(m->query().order, cs::actions::EntryOrder::SizeLargest);
+        apply(QStringLiteral("state:merged,parts-deleted"));
+        QCOMPARE(shownKeys(), expected([](const auto& e) {
+                     return e.state == cs::actions::EntryState::Merged || e.state == cs::actions::EntryState::PartsDeleted;
+                 }, 0));
+        // A word that names a filter but cannot be read: the query stays,
+        // and the count line says which word and why.
+        const cs::actions::EntryQuery before = m->query();
+        b->filterEdit()->setText(QStringLiteral("size>12Q"));
+        QTRY_VERIFY_WITH_TIMEOUT(b->countText().contains(QStringLiteral("size>12Q")), 10000);
+        QVERIFY2(b->countText().startsWith(QStringLiteral("Filter not applied")), qPrintable(b->countText()));
+        QVERIFY(m->query() == before);
+        b->filterEdit()->clear();
+        QTRY_VERIFY_WITH_TIMEOUT(m->query().minSize == std::nullopt && m->query().stateMask == 0 && !m->isFetching(),
+                                 10000);
+        QVERIFY2(!b->countText().startsWith(QStringLiteral("Filter not applied")), qPrintable(b->countText()));
     }
 
     void entriesArriveAPageAtATimeAsTheTableScrolls()

@@ -2,6 +2,7 @@
 
 #include "core/jobs/Job.h"
 #include "core/util/Units.h"
+#include "core/actions-cache/EntryFilterText.h"
 #include "ui/actions/ActionsEntryModel.h"
 #include "ui/actions/ActionsEntryPane.h"
 #include "ui/actions/EntryCompareDialog.h"
@@ -86,7 +87,7 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
-    addFilterBar(layout, filter_, count_, filterTimer_, tr("Filter by key (substring, in the whole catalog)…"),
+    addFilterBar(layout, filter_, count_, filterTimer_, tr("Filter the whole catalog: key text, size>100M, parts>=2, state:unmerged, scope:REF, repo:ID…"),
                  kFilterDelayMs);
 
     model_->setLocation(where_);
@@ -139,9 +140,12 @@ ActionsBrowser::ActionsBrowser(ActionsDataLocation where, QWidget* parent)
 
     // The filter is the catalog's (SQL over every entry, not the rows loaded).
     connect(filterTimer_, &QTimer::timeout, this, [this] {
-        cs::actions::EntryQuery query = model_->query();
-        query.keyContains = filter_->text().toStdString();
-        model_->setQuery(query);
+        // Words such as size>100M or state:unmerged filter through the size
+        // index; the rest is the key substring (EntryFilterText.h).
+        const auto parsed = cs::actions::parseEntryFilterText(filter_->text().toStdString(), model_->query());
+        filterError_ = QString::fromStdString(parsed.error);
+        if (parsed.error.empty())
+            model_->setQuery(parsed.query);
         updateCountLabel();
     });
     connect(model_, &QAbstractItemModel::rowsInserted, this, &ActionsBrowser::updateCountLabel);
@@ -256,16 +260,22 @@ void ActionsBrowser::updateCountLabel()
     const QLocale l;
     const QString loaded = l.toString(model_->rowCount());
     const auto matching = model_->matchingEntries();
-    const QString filter = QString::fromStdString(model_->query().keyContains);
+    cs::actions::EntryQuery filters = model_->query();
+    filters.order = cs::actions::EntryQuery{}.order;
+    const bool filtered = filters != cs::actions::EntryQuery{};
+    const bool keyOnly = filters == cs::actions::EntryQuery{.keyContains = filters.keyContains};
+    const QString filter = keyOnly ? QString::fromStdString(filters.keyContains) : filter_->text().simplified();
     QString text;
-    if (filter.isEmpty()) {
+    if (!filterError_.isEmpty()) {
+        text = tr("Filter not applied: %1").arg(filterError_);
+    } else if (!filtered) {
         text = tr("%1 entries").arg(loaded);
         if (model_->totalEntries() > uint64_t(model_->rowCount()))
             text += tr(" (%1 in the catalog; more load as you scroll)").arg(l.toString(qulonglong(model_->totalEntries())));
     } else if (!matching) {
-        text = tr("Finding keys containing “%1”…").arg(filter);
+        text = keyOnly ? tr("Finding keys containing “%1”…").arg(filter) : tr("Finding entries matching “%1”…").arg(filter);
     } else {
-        text = tr("%1 of %2 entries have “%3” in their key")
+        text = (keyOnly ? tr("%1 of %2 entries have “%3” in their key") : tr("%1 of %2 entries match “%3”"))
                    .arg(l.toString(qulonglong(*matching)), l.toString(qulonglong(model_->totalEntries())), filter);
         if (*matching > uint64_t(model_->rowCount()))
             text += tr(" (%1 loaded; more as you scroll)").arg(loaded);

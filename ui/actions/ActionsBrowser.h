@@ -73,6 +73,7 @@ private:
     QLineEdit* filter_;
     QTimer* filterTimer_;
     QLabel* count_;
+    QString filterError_;   // why the filter field's text was not applied ("" = it was)
     QTableView* table_;
     QLabel* partsHeader_;
     ActionsPartsModel* partsModel_;

@@ -60,8 +60,7 @@ void ActionsEntryModel::setSnapshot(ActionsSnapshotPtr snapshot)
 
 void ActionsEntryModel::setQuery(const cs::actions::EntryQuery& query)
 {
-    if (query.keyContains == query_.keyContains && query.order == query_.order && query.keyPrefix == query_.keyPrefix
-        && query.scope == query_.scope && query.repoId == query_.repoId)
+    if (query == query_)
         return;
     query_ = query;
     if (!snapshot_)

@@ -47,8 +47,7 @@ public:
     const cs::actions::EntryQuery& query() const { return query_; }
     bool isDefaultQuery() const
     {
-        return query_.keyContains.empty() && query_.order == cs::actions::EntryOrder::KeyAscending
-               && query_.keyPrefix.empty() && query_.scope.empty() && query_.repoId.empty();
+        return query_ == cs::actions::EntryQuery{};
     }
     // Entries matching the query: totalEntries() for the default query,
     // else the count read after its first page (nullopt until it arrives:
