@@ -197,7 +197,10 @@ public:
     // (the server stamps every change it makes with one of them).
     virtual std::vector<EntryRow> entriesChangedSince(int64_t ms);
     // Up to limit entry ids after afterId ("" = from the first), ascending
-    // bytewise: a walk of every id that tells deleted and unseen rows.
+    // in the order of the catalog's primary key (its collation, whatever it
+    // is: the walk never compares ids itself), so that each page is a range
+    // of that index and not a sort of the table: a walk of every id that
+    // tells deleted and unseen rows (SizeIndex's rescan).
     virtual std::vector<std::string> entryIdsAfter(const std::string& afterId, size_t limit);
     // The entries with these ids (missing ones are left out), any order.
     virtual std::vector<EntryRow> entriesWithIds(const std::vector<std::string>& ids);

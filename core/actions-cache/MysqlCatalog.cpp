@@ -216,6 +216,23 @@ public:
         return uint64_t(c->exec("SELECT count(*) FROM cache_entries e WHERE TRUE" + filter, params).i64(0, 0));
     }
 
+    // In the primary key's order and collation: an index range per page
+    // (the default reads every row for each page).
+    std::vector<std::string> entryIdsAfter(const std::string& afterId, size_t limit) override
+    {
+        auto c = connect();
+        MysqlTransaction read(*c, MysqlTransaction::ReadOnly);
+        MysqlParams params;
+        params.push_back(MysqlValue::of(afterId));
+        params.push_back(MysqlValue::of(int64_t(limit)));
+        const MysqlResult r = c->exec("SELECT `id` FROM cache_entries WHERE `id` > ? ORDER BY `id` LIMIT ?", params);
+        std::vector<std::string> out;
+        out.reserve(size_t(r.rows()));
+        for (int i = 0; i < r.rows(); ++i)
+            out.push_back(r.text(i, 0));
+        return out;
+    }
+
     std::vector<LocationRow> locationsWithoutEntry() override
     {
         auto c = connect();

@@ -159,14 +159,14 @@ public:
                                  {std::to_string(ms)}));
     }
 
-    // COLLATE "C": bytewise, the order the size index walks in (the
-    // database's collation may be a locale's).
+    // In the primary key's own collation: an index range per page. With
+    // COLLATE "C" each page was a scan and top-N sort of the whole table
+    // (150 ms at 1,000,000 rows, 100 pages a rescan), on the server's CPU.
     std::vector<std::string> entryIdsAfter(const std::string& afterId, size_t limit) override
     {
         auto c = connect();
         PgTransaction read(*c, PgTransaction::ReadOnly);
-        const PgResult r = c->exec(R"(SELECT "id" FROM cache_entries WHERE "id" COLLATE "C" > $1)"
-                                   R"( ORDER BY "id" COLLATE "C" LIMIT $2::bigint)",
+        const PgResult r = c->exec(R"(SELECT "id" FROM cache_entries WHERE "id" > $1 ORDER BY "id" LIMIT $2::bigint)",
                                    {afterId, std::to_string(limit)});
         std::vector<std::string> out;
         out.reserve(size_t(r.rows()));

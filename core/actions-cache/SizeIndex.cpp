@@ -343,34 +343,53 @@ struct SizeIndex::Refresh {
         if (job)
             job->setStepProgress(0.2);
         // Ids: deleted rows, and rows the change query cannot see (written
-        // with an old stamp, a restored backup). Both walks are bytewise.
+        // with an old stamp, a restored backup). The catalog's ids come in
+        // its primary key's order, whatever its collation (a page is an
+        // index range on the server, not a sort of the table), so nothing
+        // here compares ids: each page is looked up in the index (unseen:
+        // not there) and noted in a temporary table, and the index's ids
+        // not noted are the deleted rows. The table is SQLite's temp store
+        // (a file past the page cache): bounded memory at any size.
         std::vector<std::string> unseen;
-        std::string after;
-        auto indexIds = db.prepare("SELECT id FROM entries WHERE id > ?1 AND (?2 IS NULL OR id <= ?2) ORDER BY id");
-        for (;;) {
+        db.exec("CREATE TEMP TABLE IF NOT EXISTS seen_ids (id TEXT PRIMARY KEY) WITHOUT ROWID");
+        db.exec("DELETE FROM temp.seen_ids");
+        {
+            auto held = db.prepare("SELECT 1 FROM entries WHERE id = ?1");
+            auto note = db.prepare("INSERT OR IGNORE INTO temp.seen_ids (id) VALUES (?1)");
+            std::string after;
+            for (;;) {
+                cancelPoint();
+                const auto ids = catalog.entryIdsAfter(after, kIdPage);
+                stats.idsRead += ids.size();
+                for (const auto& id : ids) {
+                    held.reset();
+                    held.bindText(1, id);
+                    if (!held.step())
+                        unseen.push_back(id);
+                    held.reset();
+                    note.reset();
+                    note.bindText(1, id).run();
+                }
+                if (ids.size() < kIdPage)
+                    break;
+                after = ids.back();
+            }
+        }
+        // The deleted rows, kIdPage at a time (removed ones no longer match).
+        for (auto s = db.prepare("SELECT id FROM entries WHERE id NOT IN (SELECT id FROM temp.seen_ids) LIMIT ?1");;) {
             cancelPoint();
-            const auto ids = catalog.entryIdsAfter(after, kIdPage);
-            stats.idsRead += ids.size();
-            const bool last = ids.size() < kIdPage;
-            indexIds.reset();
-            indexIds.bindText(1, after);
-            if (last)
-                indexIds.bindNull(2);
-            else
-                indexIds.bindText(2, ids.back());
-            std::vector<std::string> held;
-            while (indexIds.step())
-                held.push_back(indexIds.text(0));
-            indexIds.reset();
             std::vector<std::string> gone;
-            std::set_difference(ids.begin(), ids.end(), held.begin(), held.end(), std::back_inserter(unseen));
-            std::set_difference(held.begin(), held.end(), ids.begin(), ids.end(), std::back_inserter(gone));
+            s.reset();
+            s.bind(1, int64_t(kIdPage));
+            while (s.step())
+                gone.push_back(s.text(0));
+            s.reset();
             for (const auto& id : gone)
                 removeEntry(id);
-            if (last)
+            if (gone.size() < kIdPage)
                 break;
-            after = ids.back();
         }
+        db.exec("DELETE FROM temp.seen_ids");
         // Rows held as merge started: the server's reset leaves no stamp.
         {
             auto s = db.prepare("SELECT id FROM entries WHERE state = ?1");

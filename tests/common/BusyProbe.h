@@ -35,13 +35,32 @@ public:
             const double cpu = threadCpuMs();
             longestTurn_ = std::max(longestTurn_, cpu - lastWait_);
             lastWait_ = cpu;
+            longestTurnWall_ = std::max(longestTurnWall_, wallMs() - lastAwake_);
         });
+        // The same turn in wall time, from the wake-up to the next wait: more
+        // than its CPU time when the thread blocked inside it (a lock, a
+        // synchronous read) or waited for a CPU.
+        connect(QAbstractEventDispatcher::instance(), &QAbstractEventDispatcher::awake, this,
+                [this] { lastAwake_ = wallMs(); });
+        lastAwake_ = wallMs();
     }
-    void reset() { longest_ = longestTurn_ = 0; last_ = lastWait_ = threadCpuMs(); }
+    void reset()
+    {
+        longest_ = longestTurn_ = longestTurnWall_ = 0;
+        last_ = lastWait_ = threadCpuMs();
+        lastAwake_ = wallMs();
+    }
     double longestMs() const { return longest_; }
     double longestTurnMs() const { return longestTurn_; }
+    double longestTurnWallMs() const { return longestTurnWall_; }
 
 private:
+    static double wallMs()
+    {
+        timespec ts{};
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+    }
     static double threadCpuMs()
     {
         timespec ts{};
@@ -53,6 +72,8 @@ private:
     double longest_ = 0;
     double lastWait_ = 0;
     double longestTurn_ = 0;
+    double lastAwake_ = 0;
+    double longestTurnWall_ = 0;
 };
 
 } // namespace testsupport

@@ -122,6 +122,7 @@ struct Sort {
     double firstPageMs = 0;   // click to the first page painted
     int stallMs = 0;          // longest GUI stall from the click until the model is idle (heartbeat lateness)
     double busyMs = 0;        // the longest event-loop turn in the GUI thread's CPU time, over the same span
+    double turnWallMs = 0;    // the same turn in wall time (more when the thread blocked or waited for a CPU)
     double idleMs = 0;        // click until the model is idle (the rescan, on the first sort)
     bool right = false;       // the first row has the expected size
 };
@@ -299,13 +300,14 @@ int run(QApplication& app)
             pause(30);
             s.stallMs = monitor.longestStallMs();
             s.busyMs = busy.longestTurnMs();
+            s.turnWallMs = busy.longestTurnWallMs();
             const auto top = b->proxy()->index(0, ui::ActionsEntryModel::Size).data(ui::ActionsEntryModel::SortRole);
             // Smallest first: the entries without a folder (size 0) come first.
             s.right = top.toULongLong() == (order == Qt::DescendingOrder ? largest : 0);
             std::printf("run %d, %s first: first page %.1f ms, longest stall %d ms (longest event-loop turn %.1f ms of "
-                        "GUI-thread cpu), idle after %.0f ms, top row %s%s\n",
+                        "GUI-thread cpu, %.1f ms wall), idle after %.0f ms, top row %s%s\n",
                         run + 1, order == Qt::DescendingOrder ? "largest" : "smallest", s.firstPageMs, s.stallMs,
-                        s.busyMs, s.idleMs, qPrintable(b->proxy()->index(0, ui::ActionsEntryModel::Size).data().toString()),
+                        s.busyMs, s.turnWallMs, s.idleMs, qPrintable(b->proxy()->index(0, ui::ActionsEntryModel::Size).data().toString()),
                         s.right ? "" : " (WRONG)");
             sorts.push_back(s);
         }
