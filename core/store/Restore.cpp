@@ -297,7 +297,8 @@ RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink
         delivered = true;
     };
     try {
-        const MergeResult m = d.mergeEntry(e0, job, out, &streamed, &onStreamed);
+        const PartsTarget target{fd, &filePos};
+        const MergeResult m = d.mergeEntry(e0, job, out, &streamed, &onStreamed, fd >= 0 ? &target : nullptr);
         r.mergedNow = m.merged;
         finishFlight(true, {});
         return r;

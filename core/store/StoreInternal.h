@@ -26,6 +26,13 @@ EntryRow rowFrom(const Statement& s, int first = 0);
 
 // One merge of an entry running in this process; concurrent restores of the
 // same entry wait for it instead of merging again.
+// A restore output that is a regular file: its descriptor and the position
+// the next byte goes to (advanced as bytes are written).
+struct PartsTarget {
+    int fd = -1;
+    uint64_t* pos = nullptr;
+};
+
 struct InFlightMerge {
     std::mutex mutex;
     std::condition_variable done;
@@ -73,8 +80,11 @@ struct Store::Impl {
     // thread that runs beside the merge (joined before the merge commits).
     // Returns the result; throws on failure (of the merge or the delivery:
     // then nothing was merged).
+    // teeFile (optional): tee is the regular file teeFile names; with a
+    // CRC-32C per part the parts are then copied to it in the kernel
+    // (copyParts) before the merge starts, instead of beside it.
     MergeResult mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes,
-                           const std::function<void()>* streamed);
+                           const std::function<void()>* streamed, const PartsTarget* teeFile = nullptr);
     // Sends the parts of e to sink in order, each checked against the size and
     // CRC-32C of its commit; throws naming the part. A part committed before
     // the CRCs (none recorded) is checked for size only: the caller then
@@ -83,6 +93,15 @@ struct Store::Impl {
     // and leaves progress to the merge.
     void streamParts(const EntryRow& e, const std::vector<PartInfo>& parts, const Sink& sink, uint64_t* sent,
                      Job& job, const std::atomic<bool>* abandon = nullptr) const;
+    // streamParts into a regular file at *out.pos (PartsCopy.cpp): each part
+    // copied in the kernel while a second thread checks its CRC-32C; returns
+    // once every part is out and checked, throws naming a bad part. Every
+    // part must have its CRC-32C.
+    void copyParts(const EntryRow& e, const std::vector<PartInfo>& parts, const PartsTarget& out, uint64_t* sent,
+                   Job& job, const std::atomic<bool>* abandon = nullptr) const;
+    // A part whose size or CRC-32C differs from its commit: throws the
+    // sentence that names it (partProblem reads it again to say what is wrong).
+    [[noreturn]] void failPart(const EntryRow& e, const PartInfo& p) const;
     // putMerged of a regular file (PutMerged.cpp): in is open, size its size.
     PutResult mergeFile(const File& in, uint64_t size, const std::string& key, const std::string& version,
                         const std::string& scope, Job& job);

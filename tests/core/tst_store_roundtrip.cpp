@@ -100,6 +100,42 @@ private slots:
     // still unmerged. The merge checks the CRCs again on its own pass.
     // Parts without a CRC (catalogs before schema 4) go through the teeing
     // merge and the whole SHA-256 instead.
+    // Two changed parts in the middle: the delivery's checker (a thread of
+    // its own beside the kernel copy) names the first one, and the copy
+    // stops; nothing is handed over, the entry stays unmerged, and once the
+    // parts are right again the same restore delivers and merges.
+    void firstRestoreNamesTheFirstChangedPart()
+    {
+        QTemporaryDir tmp;
+        const QByteArray data = testsupport::randomBytes(6 << 20, 21);
+        auto store = Store::init(tmp.filePath("s").toStdString());
+        const EntryRow e = storetest::upload(*store, "k", data, 1 << 20, 2);
+        const QString out = tmp.filePath("out");
+        for (int index : {3, 1}) {
+            QByteArray flipped = data.mid(index << 20, 1 << 20);
+            flipped[1000] = char(flipped[1000] ^ 0x40);
+            QVERIFY(testsupport::writeFile(tmp.filePath("s/parts/" + QString::number(e.id) + "/" + QString::number(index)),
+                                           flipped));
+        }
+        cs::Job job;
+        job.start();
+        try {
+            store->restoreEntryToFile(e.id, out.toStdString(), job);
+            QFAIL("changed parts were restored");
+        } catch (const cs::Error& ex) {
+            QVERIFY2(QString::fromUtf8(ex.what()).contains("/1: part 1 does not match the CRC-32C"), ex.what());
+        }
+        QVERIFY(!QFileInfo::exists(out));
+        QCOMPARE(QDir(tmp.path()).entryList(QDir::Files), QStringList{});
+        QCOMPARE(store->entry(e.id)->state, EntryState::Unmerged);
+        for (int index : {1, 3})
+            QVERIFY(testsupport::writeFile(tmp.filePath("s/parts/" + QString::number(e.id) + "/" + QString::number(index)),
+                                           data.mid(index << 20, 1 << 20)));
+        QVERIFY(store->restoreEntryToFile(e.id, out.toStdString(), job).mergedNow);
+        QCOMPARE(testsupport::readFile(out), data);
+        QCOMPARE(storetest::restore(*store, e.id), data);
+    }
+
     void firstRestoreChecksEveryPartBeforeDelivering()
     {
         QTemporaryDir tmp;
