@@ -12,7 +12,11 @@
 #include "core/actions-cache/EntryFilterText.h"
 #include "core/actions-cache/SizeIndex.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <functional>
+#include <memory>
 
 #include <optional>
 #include <set>
@@ -167,5 +171,31 @@ inline void checkEveryIndexFilter(cs::actions::ActionsCache& cache, const Action
                  return fe.key.contains(word, Qt::CaseInsensitive) && fe.size >= first.size;
              }));
 }
+
+// The whole check on one layout: a first scan into a temporary cache
+// folder (XDG_CACHE_HOME, put back after), then every order and filter.
+// Returns the cache for more checks by the caller (nullptr on a failure).
+inline std::unique_ptr<cs::actions::ActionsCache>
+checkIndexOnLayout(const std::function<std::unique_ptr<cs::actions::ActionsCache>()>& open, const ActionsCacheFixture& f,
+                   QTemporaryDir& cacheHome)
+{
+    qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8());
+    auto cache = open();
+    cache->refreshIndex();
+    if (!QString::fromStdString(cache->sizeIndex().path()).startsWith(cacheHome.path())) {
+        QTest::qFail("the size index is not in the cache folder", __FILE__, __LINE__);
+        return nullptr;
+    }
+    checkEveryIndexOrder(*cache, f);
+    if (!QTest::currentTestFailed())
+        checkEveryIndexFilter(*cache, f);
+    return QTest::currentTestFailed() ? nullptr : std::move(cache);
+}
+
+// XDG_CACHE_HOME as it was, when the scope ends.
+struct SavedCacheHome {
+    QByteArray saved = qgetenv("XDG_CACHE_HOME");
+    ~SavedCacheHome() { qputenv("XDG_CACHE_HOME", saved); }
+};
 
 } // namespace testsupport

@@ -97,15 +97,8 @@ private slots:
     void indexOrdersAndFiltersServeEveryEntry()
     {
         QTemporaryDir cacheHome;
-        const QByteArray saved = qgetenv("XDG_CACHE_HOME");
-        qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8());
-        auto cache = openGcs(*fixture_, "cache", false);
-        cache->refreshIndex();
-        QVERIFY(QString::fromStdString(cache->sizeIndex().path()).startsWith(cacheHome.path()));
-        testsupport::checkEveryIndexOrder(*cache, *fixture_);
-        if (!QTest::currentTestFailed())
-            testsupport::checkEveryIndexFilter(*cache, *fixture_);
-        qputenv("XDG_CACHE_HOME", saved);
+        const testsupport::SavedCacheHome saved;
+        testsupport::checkIndexOnLayout([&] { return openGcs(*fixture_, "cache", false); }, *fixture_, cacheHome);
     }
 
     void cliOpensTheBucketByItsGsUrl()

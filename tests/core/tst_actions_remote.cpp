@@ -374,16 +374,9 @@ private slots:
     void indexOrdersAndFiltersServeEveryEntry()
     {
         QTemporaryDir cacheHome;
-        const QByteArray saved = qgetenv("XDG_CACHE_HOME");
-        qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8());
+        const testsupport::SavedCacheHome saved;
         const Deployment d = deploy();
-        auto cache = openRemote(d, false);
-        cache->refreshIndex();
-        QVERIFY(QString::fromStdString(cache->sizeIndex().path()).startsWith(cacheHome.path()));
-        testsupport::checkEveryIndexOrder(*cache, *fixture_);
-        if (!QTest::currentTestFailed())
-            testsupport::checkEveryIndexFilter(*cache, *fixture_);
-        qputenv("XDG_CACHE_HOME", saved);
+        testsupport::checkIndexOnLayout([&] { return openRemote(d, false); }, *fixture_, cacheHome);
     }
 
     // The size index's rescan walks the ids in the catalog's own order: an
@@ -395,7 +388,7 @@ private slots:
     void rescanWalksIdsInTheCatalogsOwnOrder()
     {
         QTemporaryDir cacheHome;
-        const QByteArray saved = qgetenv("XDG_CACHE_HOME");
+        const testsupport::SavedCacheHome saved;
         qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8());
         auto admin = remote::PgConnection::connect(pg_.conninfo().toStdString());
         admin->exec("CREATE DATABASE icu TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'");
@@ -489,7 +482,6 @@ private slots:
         qInfo("the rescan read %lld rows of cache_entries by sequential scans", (long long)(after - before));
         QVERIFY2(after - before < 3 * kRows, qPrintable(QString("the rescan read %1 rows of cache_entries by sequential scans")
                                                               .arg(after - before)));
-        qputenv("XDG_CACHE_HOME", saved);
     }
 
     void verifyListsFoldersWithEightInFlight()

@@ -129,6 +129,18 @@ class TestActionsDocument : public QObject {
     Q_OBJECT
     // 445 more entries (no files: their folders are missing) after the
     // fixture's 5: 450 in all, more than two pages of 200.
+    // Pages the model to its end, as scrolling to the bottom does (at most 20 s).
+    static void fetchEveryPage(ActionsEntryModel* m)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < 20000 && (m->isFetching() || m->canFetchMore({}))) {
+            if (m->canFetchMore({}))
+                m->fetchMore({});
+            QTest::qWait(5);
+        }
+    }
+
     static void addPagedEntries(ServerData& s)
     {
         sqlite3* db = nullptr;
@@ -267,15 +279,7 @@ private Q_SLOTS:
         QAbstractItemModelTester proxyTester(b->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(m->rowCount(), int(ui::kActionsPageSize));
         QCOMPARE(rowOfKey(m, "paged-key-0400"), -1);
-        const auto loadAll = [m] {
-            QElapsedTimer t;
-            t.start();
-            while (t.elapsed() < 20000 && (m->isFetching() || m->canFetchMore({}))) {
-                if (m->canFetchMore({}))
-                    m->fetchMore({});
-                QTest::qWait(5);
-            }
-        };
+        const auto loadAll = [m] { fetchEveryPage(m); };
         const auto queried = [m](const char* filter) {
             return m->query().keyContains == filter && m->matchingEntries().has_value() && !m->isFetching();
         };
@@ -388,15 +392,7 @@ private Q_SLOTS:
         ActionsEntryModel* m = b->model();
         QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(m->rowCount(), int(ui::kActionsPageSize));
-        const auto loadAll = [m] {
-            QElapsedTimer t;
-            t.start();
-            while (t.elapsed() < 20000 && (m->isFetching() || m->canFetchMore({}))) {
-                if (m->canFetchMore({}))
-                    m->fetchMore({});
-                QTest::qWait(5);
-            }
-        };
+        const auto loadAll = [m] { fetchEveryPage(m); };
         // What the files say of every entry: the fixture's sizes, 0 for the
         // 445 paged rows whose folders do not exist.
         std::map<QString, cs::actions::ActionsEntry> every;
