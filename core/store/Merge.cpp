@@ -246,34 +246,34 @@ MergeResult Store::Impl::mergeEntry(const EntryRow& e, Job& job, const Sink* tee
         throw Error(dir + ": entry '" + e.key + "' lists " + std::to_string(parts.size()) + " parts, expected "
                     + std::to_string(e.partCount));
     // With a CRC-32C per part, a first restore gives the reader its bytes at
-    // the speed of copying the parts (each part checked against its commit
-    // CRC before the file is handed over) on a delivery thread, while the
-    // merge reads the same parts beside it (from the page cache): delivering
-    // first and merging after left one core idle for the whole delivery.
+    // the speed of copying the parts, each part checked against its commit
+    // CRC before the file is handed over:
+    // - into a regular file (teeFile), first: the kernel copies while a
+    //   second thread checks the CRCs (copyParts, both cores), then the
+    //   merge reads the parts again from the page cache. Beside the merge
+    //   this delivery ran at 1.5-1.6x `cat` of the parts (the merge's three
+    //   threads took the cores); first, it runs at `cat`'s speed
+    //   (bench_merge "single"), and the merge's own work is the same;
+    // - into any other sink, on a delivery thread beside the merge (one
+    //   thread alone would leave a core idle for the whole delivery).
     // The merge checks each part's CRC-32C as well instead of a serial
     // SHA-256 of the whole entry: the CRCs were computed at commit from the
     // same bytes as the SHA-256, and the chunks' own SHA-256s are computed
     // anyway (see "Integrity" in docs/formats.md).
-    //
-    // Into a regular file (teeFile) the delivery copies in the kernel with
-    // its CRC checker on the other core (copyParts), and the merge starts
-    // when it is done: beside the merge it ran at 1.5-1.6x `cat` of the
-    // parts (the merge's three threads took the cores), first it runs at
-    // `cat`'s speed (bench_merge "single"); the merge's own work is the same.
     const bool partCrcs = allPartsHaveCrc(parts);
     Delivery delivery;
-    if (tee && partCrcs) {
-        delivery.start([this, &e, &parts, tee, teeBytes, teeFile, &job, streamed, &delivery] {
-            if (teeFile)
-                copyParts(e, parts, *teeFile, teeBytes, job, &delivery.abandon);
-            else
-                streamParts(e, parts, *tee, teeBytes, job, &delivery.abandon);
+    if (tee && partCrcs && teeFile) {
+        copyParts(e, parts, *teeFile, teeBytes, job);   // throws naming a bad part: nothing was merged
+        if (streamed && *streamed)
+            (*streamed)();
+        tee = nullptr;
+    } else if (tee && partCrcs) {
+        delivery.start([this, &e, &parts, tee, teeBytes, &job, streamed, &delivery] {
+            streamParts(e, parts, *tee, teeBytes, job, &delivery.abandon);
             if (streamed && *streamed)
                 (*streamed)();
         });
         tee = nullptr;
-        if (teeFile)
-            delivery.finish();   // throws the delivery's error: nothing was merged
     }
     const MergeTurn turn(job);
 

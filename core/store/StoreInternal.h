@@ -82,7 +82,8 @@ struct Store::Impl {
     // then nothing was merged).
     // teeFile (optional): tee is the regular file teeFile names; with a
     // CRC-32C per part the parts are then copied to it in the kernel
-    // (copyParts) before the merge starts, instead of beside it.
+    // (copyParts) on this thread before the merge starts, and streamed is
+    // called here, instead of on the delivery thread beside the merge.
     MergeResult mergeEntry(const EntryRow& e, Job& job, const Sink* tee, uint64_t* teeBytes,
                            const std::function<void()>* streamed, const PartsTarget* teeFile = nullptr);
     // Sends the parts of e to sink in order, each checked against the size and
