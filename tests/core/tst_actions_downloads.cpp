@@ -402,13 +402,16 @@ private slots:
     // The same harness against writes that delete at once (--parts-grace 0:
     // merge deletes the parts right after mergedAt and evict neither skips a
     // recent download nor waits, as cachescope did before): downloads fail,
-    // so the harness can tell.
+    // so the harness can tell. A failure is a race the harness loses or
+    // wins by timing (under ctest -j 2 one fixture of 30 rounds once saw
+    // none): up to three fixtures, and at least one must fail a download.
     void writesWithoutAGraceBreakDownloads()
     {
         QStringList cliErrors;
         Tally t;
-        runOnFixture("0", 30, t, cliErrors);
-        QVERIFY2(!t.failures.isEmpty(), "no download failed although parts were deleted at once");
+        for (int attempt = 0; attempt < 3 && t.failures.isEmpty(); ++attempt)
+            runOnFixture("0", 30, t, cliErrors);
+        QVERIFY2(!t.failures.isEmpty(), "no download failed in three fixtures although parts were deleted at once");
     }
 };
 
