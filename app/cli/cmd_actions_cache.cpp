@@ -449,6 +449,7 @@ TreeRegistration regEvict("actions-cache", "evict", [](CLI::App& parent) {
                 victims = cache->evict(policy, job, writeOptionsOf(*a), &skipped);
             } else {
                 victims = cache->planEvict(policy);
+                skipped = cache->holdBackFromEvict(victims, writeOptionsOf(*a));   // what the write would keep
             }
             print(*a, evictJson(victims, a->write, skipped), evictText(victims, a->write, skipped));
             return Ok;

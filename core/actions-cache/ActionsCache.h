@@ -286,6 +286,13 @@ public:
     std::vector<ActionsMergeResult> planMerge(const std::vector<std::string>& entryIds,
                                               const WriteOptions& options = {});
     std::vector<ActionsEntry> planEvict(const ActionsEvictPolicy& policy);
+    // The write's skip rules over a plan of planEvict: an entry downloaded
+    // within options.partsGraceMs, and a location under an unexpired lease
+    // of the server, leave planned and come back as skips with the
+    // sentence the write gives. The dry run shows them; evict applies the
+    // same rules first (and still meets a lease taken since the plan in
+    // deleteLocation's transaction).
+    std::vector<ActionsSkip> holdBackFromEvict(std::vector<ActionsEntry>& planned, const WriteOptions& options);
     std::vector<Finding> planRemoveOrphans(); // orphan folders and locations without entries
 
     // Writes (need writable; refuse while active unless options.force).

@@ -5,6 +5,7 @@
 // Kill points: evict-rows-deleted, evict-folder-deleted,
 // orphan-location-deleted, orphan-folder-deleted.
 #include "core/actions-cache/ActionsCache.h"
+#include "core/actions-cache/ServerSchema.h"
 
 #include "core/actions-cache/ActionsInternal.h"
 #include "core/jobs/Job.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 #include <set>
 
@@ -128,6 +130,28 @@ std::vector<ActionsEntry> ActionsCache::planEvict(const ActionsEvictPolicy& poli
     return victims;
 }
 
+std::vector<ActionsSkip> ActionsCache::holdBackFromEvict(std::vector<ActionsEntry>& planned, const WriteOptions& options)
+{
+    const int64_t now = nowMs();
+    std::map<std::string, LeaseRow> leased;
+    for (auto& l : catalog_->leases(now))
+        leased.emplace(l.storageLocationId, std::move(l));
+    std::vector<ActionsSkip> held;
+    std::vector<ActionsEntry> keep;
+    keep.reserve(planned.size());
+    for (auto& e : planned) {
+        if (e.hasLocation && e.lastDownloadedAtMs && now - *e.lastDownloadedAtMs < options.partsGraceMs)
+            held.push_back({std::move(e), "downloaded " + ago(now - *e.lastDownloadedAtMs)
+                                              + " ago: a download may still stream it (--parts-grace)"});
+        else if (const auto l = e.hasLocation ? leased.find(e.locationId) : leased.end(); l != leased.end())
+            held.push_back({std::move(e), leaseSentence(catalog_->describe(), l->second)});
+        else
+            keep.push_back(std::move(e));
+    }
+    planned = std::move(keep);
+    return held;
+}
+
 // Rows go first, each a compare-and-set on the row the plan read (its
 // lastDownloadedAt included: a download since the plan keeps the entry).
 // Folders go after a pause: a download that read its row just before our
@@ -139,22 +163,18 @@ std::vector<ActionsEntry> ActionsCache::evict(const ActionsEvictPolicy& policy, 
                                               std::vector<ActionsSkip>* skipped)
 {
     requireWritable(options);
-    const auto planned = planEvict(policy);
-    const int64_t now = nowMs();
+    auto planned = planEvict(policy);
     const auto skip = [&](const ActionsEntry& e, std::string why) {
         if (skipped)
             skipped->push_back({e, std::move(why)});
     };
+    for (auto& held : holdBackFromEvict(planned, options))
+        skip(held.entry, std::move(held.reason));
     std::vector<ActionsEntry> gone;
     for (size_t i = 0; i < planned.size(); ++i) {
         job.checkCancel();
         job.setStepProgress(uint64_t(i), uint64_t(planned.size()));
         const ActionsEntry& e = planned[i];
-        if (e.hasLocation && e.lastDownloadedAtMs && now - *e.lastDownloadedAtMs < options.partsGraceMs) {
-            skip(e, "downloaded " + ago(now - *e.lastDownloadedAtMs)
-                        + " ago: a download may still stream it (--parts-grace)");
-            continue;
-        }
         try {
             if (!catalog_->deleteLocation(e.locationId, e.hasLocation ? std::optional(locationOf(e)) : std::nullopt)) {
                 skip(e, "skipped, the server got there first: its row changed since the plan");

@@ -327,7 +327,7 @@ std::string evictText(const std::vector<ActionsEntry>& victims, bool written, co
              + (e.storageError.empty() ? "" : ": " + printable(e.storageError)) + "\n";
     }
     for (const auto& sk : skipped)
-        t += "kept " + printable(sk.entry.key) + " (" + printable(sk.entry.id) + "): " + printable(sk.reason) + "\n";
+        t += std::string(written ? "kept " : "would keep ") + printable(sk.entry.key) + " (" + printable(sk.entry.id) + "): " + printable(sk.reason) + "\n";
     t += counted(victims.size(), "entry", "entries") + ", " + formatSize(freedBytes(victims))
          + (written ? " freed" : " (nothing changed: pass --write to evict)")
          + (skipped.empty() ? "" : "; " + std::to_string(skipped.size()) + " skipped") + "\n";

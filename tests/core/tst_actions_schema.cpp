@@ -285,6 +285,13 @@ private slots:
         ActionsEvictPolicy byKey;
         byKey.keys = {ids.evictKey.toStdString()};
         std::vector<ActionsSkip> skipped;
+        // The dry run's plan already keeps it, with the write's sentence.
+        auto planned = cache->planEvict(byKey);
+        QCOMPARE(int(planned.size()), 1);
+        const auto held = cache->holdBackFromEvict(planned, force);
+        QVERIFY(planned.empty());
+        QCOMPARE(int(held.size()), 1);
+        QVERIFY2(held[0].reason.find("reader lease reader-of-1005") != std::string::npos, held[0].reason.c_str());
         Job j2;
         QVERIFY(cache->evict(byKey, j2, force, &skipped).empty());
         QCOMPARE(int(skipped.size()), 1);
@@ -381,6 +388,19 @@ private slots:
         }
         QCOMPARE(sized, 5);
         readerLease(d, "1005", "reader-of-1005", nowMs() + 60 * 1000);
+        // The dry run says what the write would keep, and why.
+        const auto dry = testsupport::cli({"actions-cache", "evict", d.fixture->dataDir(), "--key",
+                                           d.fixture->entry("1005").key, "--parts-grace", "0"});
+        QVERIFY2(dry.exitCode == 0, dry.err.constData());
+        QVERIFY2(dry.out.contains("would keep " + d.fixture->entry("1005").key.toUtf8())
+                     && dry.out.contains("reader lease reader-of-1005") && dry.out.contains("0 entries"),
+                 dry.out.constData());
+        const auto dryJson = testsupport::cli({"actions-cache", "evict", d.fixture->dataDir(), "--key",
+                                               d.fixture->entry("1005").key, "--parts-grace", "0", "--json"});
+        const QJsonObject plan = QJsonDocument::fromJson(dryJson.out).object();
+        QCOMPARE(plan.value("entries").toArray().size(), 0);
+        QCOMPARE(plan.value("skipped").toArray().size(), 1);
+        QVERIFY(plan.value("skipped").toArray()[0].toObject().value("reason").toString().contains("reader-of-1005"));
         const auto r = testsupport::cli({"actions-cache", "evict", d.fixture->dataDir(), "--key",
                                          d.fixture->entry("1005").key, "--write", "--force", "--parts-grace", "0"});
         QVERIFY2(r.out.contains("reader lease reader-of-1005") || r.err.contains("reader lease reader-of-1005"),

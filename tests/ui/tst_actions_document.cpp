@@ -29,6 +29,7 @@
 #include <QCheckBox>
 #include <QTableWidget>
 #include <QApplication>
+#include <QDateTime>
 #include <QDropEvent>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -800,6 +801,42 @@ private Q_SLOTS:
         QCOMPARE(rowOfKey(doc->browser()->model(), QStringLiteral("macos-never-downloaded")), -1);
         QVERIFY(!QFileInfo::exists(s.storage() + "/1005"));
         QVERIFY(QFileInfo::exists(s.storage() + "/1003/parts/11"));
+    }
+
+    // The preview applies the write's skip rules: an entry downloaded a
+    // minute ago (inside the 10 min parts grace) is not listed as going,
+    // and the summary says it stays and why; the write then keeps it.
+    void evictPreviewSaysWhatTheWriteWouldKeep()
+    {
+        ServerData s;
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(s.db().toUtf8().constData(), &db), SQLITE_OK);
+            const std::string sql = "UPDATE storage_locations SET lastDownloadedAt = "
+                                    + std::to_string(QDateTime::currentMSecsSinceEpoch() - 60000)
+                                    + " WHERE folderName = '1001'";
+            QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+            sqlite3_close(db);
+        }
+        ui::MainWindow w;
+        ActionsDocument* doc = openIn(w, s.dir);
+        QVERIFY(doc);
+        doc->evictAction()->trigger();
+        auto* dialog = doc->findChild<ui::ActionsEvictDialog*>(QStringLiteral("evictDialog"));
+        QVERIFY(dialog);
+        dialog->selectedKeysBox()->setChecked(false);
+        dialog->olderThanEdit()->setText(QStringLiteral("1s"));   // every entry by age
+        QSignalSpy previewed(dialog, &ui::ActionsEvictDialog::previewFinished);
+        dialog->previewButton()->click();
+        QVERIFY(previewed.wait(10000));
+        QVERIFY(previewed.last().at(0).toBool());
+        QCOMPARE(dialog->previewEntries().size(), size_t(s.fixture->entries().size() - 1));
+        for (const auto& e : dialog->previewEntries())
+            QVERIFY(e.key != "linux-cargo-merged");
+        const QString text = dialog->messageLabel()->text();
+        QVERIFY2(text.contains(QStringLiteral("1 more would be kept")) && text.contains(QStringLiteral("linux-cargo-merged"))
+                     && text.contains(QStringLiteral("--parts-grace")),
+                 qPrintable(text));
     }
 
     void removeOrphansAfterConfirmation()

@@ -8,6 +8,7 @@ namespace ui {
 
 struct ActionsEvictDialog::Preview {
     std::vector<cs::actions::ActionsEntry> entries;
+    std::vector<cs::actions::ActionsSkip> kept;   // what the write would keep, and why
     cs::actions::Activity activity;
     uint64_t bytes = 0;
 };
@@ -59,6 +60,9 @@ void ActionsEvictDialog::startPreview(const EvictFields& fields)
         auto cache = openActionsForReading(paths);   // a plan: nothing is written
         auto preview = std::make_shared<Preview>();
         preview->entries = cache->planEvict(p);
+        // The write's own skip rules (a recent download, a lease of the
+        // server's), with the options the write uses (ActionsDocumentActions).
+        preview->kept = cache->holdBackFromEvict(preview->entries, cs::actions::WriteOptions{});
         preview->activity = cache->activity();
         for (const auto& e : preview->entries)
             preview->bytes += e.size;
@@ -85,9 +89,15 @@ EvictPreviewRow ActionsEvictDialog::previewRow(size_t i) const
 
 QString ActionsEvictDialog::previewSummary(size_t n) const
 {
-    return tr("%n entries would be evicted: their database rows and storage folders go together, freeing %1.",
-              nullptr, int(n))
-        .arg(QString::fromStdString(cs::formatSize(preview_->bytes)));
+    QString text = tr("%n entries would be evicted: their database rows and storage folders go together, freeing %1.",
+                      nullptr, int(n))
+                       .arg(QString::fromStdString(cs::formatSize(preview_->bytes)));
+    if (!preview_->kept.empty())
+        text += QLatin1Char(' ')
+                + tr("%n more would be kept, the first (%1) because %2.", nullptr, int(preview_->kept.size()))
+                      .arg(QString::fromStdString(preview_->kept.front().entry.key),
+                           QString::fromStdString(preview_->kept.front().reason));
+    return text;
 }
 
 QString ActionsEvictDialog::previewWarning() const
