@@ -344,7 +344,10 @@ int runGet(const GetArgs& a)
         printRestored(a, now, "background");
         handover->release();
     };
-    CancelledOutput(a.out).run(sc, [&] { r = store->restoreToFile(req, a.out, job, onDelivered); });
+    // Only a get that returns at delivery acts on it (--wait waits for the merge).
+    const std::function<void(const RestoreResult&)> atDelivery =
+        handover && handover->detached() ? std::function<void(const RestoreResult&)>(onDelivered) : nullptr;
+    CancelledOutput(a.out).run(sc, [&] { r = store->restoreToFile(req, a.out, job, atDelivery); });
     if (handover && handover->released())
         return Ok;   // nobody listens any more; the outcome is in the catalog
     cs::keepSummaryOutOfData(a.out);

@@ -216,8 +216,11 @@ void streamUnmergedFromParts(Store::Impl& d, const EntryRow& e, const Sink& out,
 // entry's SHA-256: for an unmerged entry that is before the merge has
 // compressed its last chunks, synced the pack and committed, so the reader
 // gets its file at the speed of reading the parts, not of the commit.
+// deliverFirst: into a regular file (fd), the parts go first and the merge
+// after (the caller returns at delivery); else beside the merge.
 RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink* sink, Job& job,
-                          const std::function<void()>* deliver = nullptr, const std::string& outName = "restore output")
+                          const std::function<void()>* deliver = nullptr, const std::string& outName = "restore output",
+                          bool deliverFirst = false)
 {
     RestoreResult r;
     r.entry = e0;
@@ -297,8 +300,12 @@ RestoreResult streamEntry(Store::Impl& d, const EntryRow& e0, int fd, const Sink
         delivered = true;
     };
     try {
+        // A caller that acts at delivery (deliverFirst: `store get` returns
+        // there) gets the parts first, copied in the kernel; one that waits
+        // for the merge anyway gets them beside it, which ends sooner.
         const PartsTarget target{fd, &filePos};
-        const MergeResult m = d.mergeEntry(e0, job, out, &streamed, &onStreamed, fd >= 0 ? &target : nullptr);
+        const MergeResult m =
+            d.mergeEntry(e0, job, out, &streamed, &onStreamed, fd >= 0 && deliverFirst ? &target : nullptr);
         r.mergedNow = m.merged;
         finishFlight(true, {});
         return r;
@@ -387,7 +394,7 @@ RestoreResult Store::restoreEntryToFile(int64_t id, const std::string& outPath, 
     RestoreResult r;
     if (out.seekable()) {
         // Workers pwrite chunks at their positions: a temp file or a block device.
-        r = streamEntry(*d, *e, out.fd(), nullptr, job, &deliver, outPath);
+        r = streamEntry(*d, *e, out.fd(), nullptr, job, &deliver, outPath, bool(onDelivered));
     } else {
         Sink sink = [&](const void* data, size_t size) { out.writeAll(data, size); };
         r = streamEntry(*d, *e, -1, &sink, job, &deliver);
