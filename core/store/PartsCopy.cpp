@@ -31,7 +31,7 @@ constexpr uint64_t kCopySlice = uint64_t(4) << 20;
 } // namespace
 
 void Store::Impl::copyParts(const EntryRow& e, const std::vector<PartInfo>& parts, const PartsTarget& out,
-                            uint64_t* sent, Job& job, const std::atomic<bool>* abandon) const
+                            uint64_t* sent, Job& job) const
 {
     const int dupFd = ::dup(out.fd);
     if (dupFd < 0)
@@ -42,7 +42,7 @@ void Store::Impl::copyParts(const EntryRow& e, const std::vector<PartInfo>& part
     std::atomic<bool> stop{false};
     std::atomic<long> badPart{-1};
     std::exception_ptr checkError;
-    auto stopped = [&] { return stop.load(std::memory_order_relaxed) || (abandon && abandon->load(std::memory_order_relaxed)); };
+    auto stopped = [&] { return stop.load(std::memory_order_relaxed); };
     std::thread checker([&] {
         try {
             std::vector<char> buf(size_t(128) << 10);
@@ -84,9 +84,7 @@ void Store::Impl::copyParts(const EntryRow& e, const std::vector<PartInfo>& part
             failPart(e, p);
         for (uint64_t pos = 0; pos < p.size;) {
             job.checkCancel();
-            if (abandon && abandon->load(std::memory_order_relaxed))
-                throw Cancelled();
-            if (stop.load(std::memory_order_relaxed))
+            if (stopped())
                 break;   // the checker found a bad part or failed: said below
             const uint64_t n = std::min(kCopySlice, p.size - pos);
             copyRange(f, pos, target, *out.pos, n);
@@ -95,10 +93,9 @@ void Store::Impl::copyParts(const EntryRow& e, const std::vector<PartInfo>& part
                 *sent += n;
             pos += n;
             total += n;
-            if (!abandon)   // beside a merge, the merge reports progress
-                job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
+            job.setStepProgress(total, std::max<uint64_t>(e.size, 1));
         }
-        if (stop.load(std::memory_order_relaxed))
+        if (stopped())
             break;
     }
     // Every byte is out; nothing is handed over before every part checked.
@@ -108,8 +105,6 @@ void Store::Impl::copyParts(const EntryRow& e, const std::vector<PartInfo>& part
     if (badPart >= 0)
         failPart(e, parts[size_t(badPart.load())]);
     job.checkCancel();
-    if (abandon && abandon->load(std::memory_order_relaxed))
-        throw Cancelled();
     if (total != e.size)
         fail(partsDir(e.id), "the parts of entry '" + e.key + "' hold " + std::to_string(total)
                                  + " bytes, the commit recorded " + std::to_string(e.size));

@@ -94,12 +94,13 @@ struct Store::Impl {
     // and leaves progress to the merge.
     void streamParts(const EntryRow& e, const std::vector<PartInfo>& parts, const Sink& sink, uint64_t* sent,
                      Job& job, const std::atomic<bool>* abandon = nullptr) const;
-    // streamParts into a regular file at *out.pos (PartsCopy.cpp): each part
-    // copied in the kernel while a second thread checks its CRC-32C; returns
+    // streamParts into a regular file at *out.pos (PartsCopy.cpp), before
+    // the merge starts (it reports the progress): each part copied in the
+    // kernel while a second thread checks its CRC-32C; returns
     // once every part is out and checked, throws naming a bad part. Every
     // part must have its CRC-32C.
     void copyParts(const EntryRow& e, const std::vector<PartInfo>& parts, const PartsTarget& out, uint64_t* sent,
-                   Job& job, const std::atomic<bool>* abandon = nullptr) const;
+                   Job& job) const;
     // A part whose size or CRC-32C differs from its commit: throws the
     // sentence that names it (partProblem reads it again to say what is wrong).
     [[noreturn]] void failPart(const EntryRow& e, const PartInfo& p) const;
